@@ -1,0 +1,133 @@
+// `bench`: the front end. `bench list`, `bench compare`, and `bench <study> ...`, which runs the
+// study's own executable (bench-<study>, found beside this one) with the remaining arguments.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "compare.hpp"
+#include "errors.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kUsage =
+    "usage: bench list\n"
+    "       bench <study> [--config x.json] [--out DIR] [--variants a,b] [--device N] [--quick] [--force]\n"
+    "       bench <study> --help\n"
+    "       bench compare BASE.json NEW.json [--threshold 5%]\n";
+
+fs::path self_dir() {
+  std::error_code ec;
+  fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path(".") : p.parent_path();
+}
+
+std::vector<std::string> studies() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(self_dir(), ec)) {
+    std::string n = e.path().filename().string();
+    if (n.rfind("bench-", 0) == 0 && access(e.path().c_str(), X_OK) == 0) out.push_back(n.substr(6));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+int list() {
+  auto all = studies();
+  if (all.empty()) {
+    std::cerr << "bench: no study executables (bench-*) beside " << self_dir() << "\n";
+    return 2;
+  }
+  for (const auto& s : all) {
+    std::string cmd = (self_dir() / ("bench-" + s)).string() + " --describe";
+    FILE* f = popen(cmd.c_str(), "r");
+    if (!f) continue;
+    char buf[4096];
+    bool first = true;
+    while (fgets(buf, sizeof buf, f)) {
+      std::string line(buf);
+      if (!line.empty() && line.back() == '\n') line.pop_back();
+      auto t1 = line.find('\t');
+      if (first) {
+        std::cout << line.substr(0, t1) << "  —  " << line.substr(t1 + 1) << "\n";
+        first = false;
+      } else {
+        auto t2 = line.find('\t', t1 + 1);
+        std::printf("  %-30s %-4s  %s\n", line.substr(0, t1).c_str(), line.substr(t1 + 1, t2 - t1 - 1).c_str(),
+                    line.substr(t2 + 1).c_str());
+      }
+    }
+    pclose(f);
+    std::cout << "\n";
+  }
+  return 0;
+}
+
+int compare(int argc, char** argv) {
+  std::vector<std::string> files;
+  std::string threshold = "5%";
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--threshold" && i + 1 < argc)
+      threshold = argv[++i];
+    else if (a.rfind("--threshold=", 0) == 0)
+      threshold = a.substr(12);
+    else if (a == "--help" || a == "-h") {
+      std::cout << "usage: bench compare BASE.json NEW.json [--threshold 5%]\n"
+                   "Matches records by study, variant and parameters; exit 0 = no slow-down, 1 = slow-down or a\n"
+                   "record that no longer validates, 2 = error. Speed-ups never fail.\n";
+      return 0;
+    } else if (a.rfind("--", 0) == 0) {
+      std::cerr << "bench compare: unknown option '" << a << "' (see bench compare --help)\n";
+      return 2;
+    } else
+      files.push_back(a);
+  }
+  if (files.size() != 2) {
+    std::cerr << "bench compare: expected BASE.json and NEW.json (see bench compare --help)\n";
+    return 2;
+  }
+  double t;
+  try {
+    t = harness::parse_threshold(threshold);
+  } catch (const std::exception& e) {
+    std::cerr << "bench compare: " << e.what() << "\n";
+    return 2;
+  }
+  return harness::compare_results(files[0], files[1], t, std::cout, std::cerr);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << kUsage;
+    return 2;
+  }
+  std::string cmd = argv[1];
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    std::cout << kUsage;
+    return 0;
+  }
+  if (cmd == "list") return list();
+  if (cmd == "compare") return compare(argc, argv);
+  auto all = studies();
+  if (std::find(all.begin(), all.end(), cmd) == all.end()) {
+    std::cerr << "bench: unknown study '" << cmd << "'" << harness::did_you_mean(cmd, all) << " (see 'bench list')\n";
+    return 2;
+  }
+  std::string exe = (self_dir() / ("bench-" + cmd)).string();
+  std::vector<char*> args{const_cast<char*>(exe.c_str())};
+  for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  execv(exe.c_str(), args.data());
+  std::perror(("bench: cannot run " + exe).c_str());
+  return 2;
+}

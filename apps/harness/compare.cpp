@@ -1,0 +1,482 @@
+#include "compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace harness {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kSchemaVersion = 1;
+
+// Callers promise exactly one line on `err`, so messages that embed foreign text (exception
+// messages, values read from a file) are flattened.
+std::string one_line(std::string s) {
+  for (char& c : s) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return s;
+}
+
+std::string trim(const std::string& s) {
+  const auto first = s.find_first_not_of(" \t");
+  if (first == std::string::npos) return "";
+  const auto last = s.find_last_not_of(" \t");
+  return s.substr(first, last - first + 1);
+}
+
+// Thrown while loading or comparing; carries "<file>: <problem>" and becomes the single error
+// line. An exception rather than error codes because the problems are found deep in nested
+// field access and all end the comparison the same way.
+struct Failure {
+  std::string message;
+};
+
+[[noreturn]] void fail(const std::string& path, const std::string& problem) {
+  throw Failure{path + ": " + problem};
+}
+
+struct Timing {
+  bool present = false;  // false when the record has no usable median (skipped, failed early)
+  double median = 0.0;
+  double stddev = 0.0;
+};
+
+struct Record {
+  std::size_t index = 0;  // position in the file's "records" array, for messages
+  std::string study;
+  std::string variant;
+  std::string key;     // canonical identity used for matching
+  std::string shown;   // params as "k=v k=v" for the table
+  std::string status;  // ok | failed | skipped
+  std::string validation;  // pass | fail | skipped
+  Timing time;
+
+  bool skipped() const { return status == "skipped"; }
+  // A failed run and a wrong answer are treated alike: neither yields a trustworthy timing.
+  bool failed() const { return status == "failed" || validation == "fail"; }
+};
+
+struct ResultFile {
+  std::string path;
+  std::string study;
+  std::vector<Record> records;
+};
+
+bool is_power_of_two(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+int log2_exact(std::uint64_t v) {
+  int k = 0;
+  while (v > 1) {
+    v >>= 1;
+    ++k;
+  }
+  return k;
+}
+
+// Sizes on sweeps are powers of two, and 2^26 reads far better in a table than 67108864.
+std::string show_value(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0)) {
+    const auto u = v.get<std::uint64_t>();
+    if (u >= 1024 && is_power_of_two(u)) return fmt::format("2^{}", log2_exact(u));
+    return std::to_string(u);
+  }
+  if (v.is_number_integer()) return std::to_string(v.get<std::int64_t>());
+  if (v.is_number_float()) return fmt::format("{}", v.get<double>());
+  // Not expected by the schema, but an unusual axis type should not stop a comparison.
+  return v.dump();
+}
+
+std::string show_params(const json& params) {
+  std::string s;
+  for (const auto& [k, v] : params.items()) {  // nlohmann objects iterate in sorted key order
+    if (!s.empty()) s += ' ';
+    s += k;
+    s += '=';
+    s += show_value(v);
+  }
+  return s.empty() ? "-" : s;
+}
+
+// Reads the fields of one record, naming the record and key in every complaint so that a broken
+// file can be fixed without a debugger.
+class RecordReader {
+ public:
+  RecordReader(const std::string& path, std::size_t index, const json& rec)
+      : path_(path), where_(fmt::format("records[{}]", index)), rec_(rec) {}
+
+  const json* find(const json& obj, const char* key) const {
+    const auto it = obj.find(key);
+    return it == obj.end() ? nullptr : &*it;
+  }
+
+  const json& require(const json& obj, const char* key, const std::string& name) const {
+    const json* v = find(obj, key);
+    if (v == nullptr) problem(name, "is missing");
+    return *v;
+  }
+
+  std::string string_field(const char* key) const {
+    const json& v = require(rec_, key, key);
+    if (!v.is_string()) problem(key, fmt::format("must be a string, got {}", v.type_name()));
+    return v.get<std::string>();
+  }
+
+  std::string choice_field(const char* key, std::initializer_list<const char*> allowed) const {
+    std::string v = string_field(key);
+    std::string list;
+    for (const char* a : allowed) {
+      if (v == a) return v;
+      list += list.empty() ? a : fmt::format("|{}", a);
+    }
+    problem(key, fmt::format("must be one of {}, got '{}'", list, v));
+  }
+
+  double number(const json& v, const std::string& name) const {
+    if (!v.is_number()) problem(name, fmt::format("must be a number, got {}", v.type_name()));
+    return v.get<double>();
+  }
+
+  [[noreturn]] void problem(const std::string& key, const std::string& what) const {
+    fail(path_, fmt::format("{}: key '{}' {}", where_, key, one_line(what)));
+  }
+
+  const json& rec() const { return rec_; }
+
+ private:
+  const std::string& path_;
+  std::string where_;
+  const json& rec_;
+};
+
+Record read_record(const std::string& path, std::size_t index, const json& j) {
+  if (!j.is_object()) fail(path, fmt::format("records[{}] must be an object, got {}", index, j.type_name()));
+  RecordReader r(path, index, j);
+  Record rec;
+  rec.index = index;
+  rec.study = r.string_field("study");
+  rec.variant = r.string_field("variant");
+  const json& params = r.require(j, "params", "params");
+  if (!params.is_object()) r.problem("params", fmt::format("must be an object, got {}", params.type_name()));
+  rec.status = r.choice_field("status", {"ok", "failed", "skipped"});
+  rec.validation = r.choice_field("validation", {"pass", "fail", "skipped"});
+
+  const json* time = r.find(j, "time_ms");
+  if (time == nullptr || time->is_null()) {
+    // Skipped and failed records legitimately carry no timing; a successful one must.
+    if (rec.status == "ok") r.problem("time_ms", "is missing or null although status is 'ok'");
+  } else if (!time->is_object()) {
+    r.problem("time_ms", fmt::format("must be an object or null, got {}", time->type_name()));
+  } else {
+    const double median = r.number(r.require(*time, "median", "time_ms.median"), "time_ms.median");
+    const json& sd = r.require(*time, "stddev", "time_ms.stddev");
+    // A single sample has no stddev and a writer may store it as null: take it as zero noise.
+    const double stddev = sd.is_null() ? 0.0 : r.number(sd, "time_ms.stddev");
+    if (!std::isfinite(median) || median < 0.0) r.problem("time_ms.median", fmt::format("must be >= 0, got {}", median));
+    if (!std::isfinite(stddev) || stddev < 0.0) r.problem("time_ms.stddev", fmt::format("must be >= 0, got {}", stddev));
+    // A zero median cannot be the denominator of a ratio, so it counts as no timing.
+    rec.time = Timing{median > 0.0, median, stddev};
+  }
+
+  // '\x1f' cannot occur in the dumped JSON (control characters are escaped there) nor sensibly in
+  // a study or variant name, so the concatenation is unambiguous.
+  rec.key = rec.study + '\x1f' + rec.variant + '\x1f' + params.dump();
+  rec.shown = show_params(params);
+  return rec;
+}
+
+ResultFile load(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) fail(path, "is a directory, not a result file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, "cannot open file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) fail(path, "read error");
+
+  json doc;
+  try {
+    doc = json::parse(text.str());
+  } catch (const json::exception& e) {
+    fail(path, fmt::format("invalid JSON: {}", one_line(e.what())));
+  }
+  if (!doc.is_object()) fail(path, fmt::format("top level must be an object, got {}", doc.type_name()));
+
+  const auto ver = doc.find("schema_version");
+  if (ver == doc.end()) fail(path, "missing 'schema_version'");
+  if (!ver->is_number_integer() || ver->get<std::int64_t>() != kSchemaVersion) {
+    fail(path, fmt::format("unsupported schema_version {} (expected {})", one_line(ver->dump()), kSchemaVersion));
+  }
+
+  ResultFile file;
+  file.path = path;
+  const auto meta = doc.find("meta");
+  if (meta == doc.end() || !meta->is_object()) fail(path, "missing or non-object 'meta'");
+  const auto study = meta->find("study");
+  if (study == meta->end() || !study->is_string()) fail(path, "missing or non-string 'meta.study'");
+  file.study = study->get<std::string>();
+
+  const auto records = doc.find("records");
+  if (records == doc.end()) fail(path, "missing 'records'");
+  if (!records->is_array()) fail(path, fmt::format("'records' must be an array, got {}", records->type_name()));
+
+  std::map<std::string, std::size_t> seen;
+  file.records.reserve(records->size());
+  for (std::size_t i = 0; i < records->size(); ++i) {
+    Record rec = read_record(path, i, (*records)[i]);
+    // Two records with one identity would make the matching ambiguous; better to refuse than to
+    // compare against an arbitrary one.
+    const auto [it, inserted] = seen.emplace(rec.key, i);
+    if (!inserted) {
+      fail(path, fmt::format("records[{}] duplicates records[{}] (same study, variant and params)", i, it->second));
+    }
+    file.records.push_back(std::move(rec));
+  }
+  return file;
+}
+
+enum class Verdict { Faster, Same, Slower, Invalid, Missing, New, Skipped };
+
+const char* to_string(Verdict v) {
+  switch (v) {
+    case Verdict::Faster: return "faster";
+    case Verdict::Same: return "same";
+    case Verdict::Slower: return "slower";
+    case Verdict::Invalid: return "INVALID";
+    case Verdict::Missing: return "missing";
+    case Verdict::New: return "new";
+    case Verdict::Skipped: return "skipped";
+  }
+  return "?";
+}
+
+struct Row {
+  std::string variant;
+  std::string params;
+  std::string base_ms = "-";
+  std::string new_ms = "-";
+  std::string ratio = "-";
+  Verdict verdict = Verdict::Same;
+  std::string note;
+  bool gate_fails = false;
+};
+
+std::string show_ms(const Timing& t) { return t.present ? fmt::format("{:.4f}", t.median) : "-"; }
+
+std::string show_percent(double fraction) {
+  const double pct = fraction * 100.0;
+  const std::string s = fmt::format("{:.1f}", pct);
+  // Keep the familiar "5.0%" but do not round a deliberately fine threshold such as 0.25% away.
+  if (std::fabs(std::strtod(s.c_str(), nullptr) - pct) > 1e-9) return fmt::format("{:.4g}%", pct);
+  return s + "%";
+}
+
+Row compare_pair(const Record& b, const Record& n, double threshold) {
+  Row row;
+  row.variant = n.variant;
+  row.params = n.shown;
+  row.base_ms = show_ms(b.time);
+  row.new_ms = show_ms(n.time);
+
+  if (b.skipped() || n.skipped()) {
+    row.verdict = Verdict::Skipped;
+    row.note = b.skipped() && n.skipped() ? "skipped in both" : b.skipped() ? "skipped in BASE" : "skipped in NEW";
+    return row;
+  }
+  if (n.failed()) {
+    row.verdict = Verdict::Invalid;
+    // Failing in both is a known problem, not a regression introduced by NEW.
+    row.gate_fails = !b.failed();
+    const char* what = n.status == "failed" ? "run failed in NEW" : "validation failed in NEW";
+    row.note = row.gate_fails ? what : fmt::format("{}, also in BASE", what);
+    return row;
+  }
+  if (!b.time.present || !n.time.present) {
+    row.verdict = Verdict::Skipped;
+    row.note = !b.time.present ? "no timing in BASE" : "no timing in NEW";
+    return row;
+  }
+
+  const double r = n.time.median / b.time.median;
+  // Two standard errors of the difference of the medians, relative to BASE: a change smaller than
+  // what the runs' own scatter explains is not reported, however tight the threshold.
+  const double noise = 2.0 * std::hypot(b.time.stddev, n.time.stddev) / b.time.median;
+  const double allowance = std::max(threshold, noise);
+  row.ratio = fmt::format("{:.3f}", r);
+  if (r > 1.0 + allowance) {
+    row.verdict = Verdict::Slower;
+    row.gate_fails = true;
+  } else if (r < 1.0 - allowance) {
+    row.verdict = Verdict::Faster;
+  } else {
+    row.verdict = Verdict::Same;
+  }
+  if (noise > threshold) row.note = fmt::format("noise +/-{:.1f}%", noise * 100.0);
+  if (b.failed()) row.note += fmt::format("{}validation failed in BASE", row.note.empty() ? "" : "; ");
+  return row;
+}
+
+std::string plural(std::size_t n, const char* word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
+void print_table(const std::vector<Row>& rows, std::ostream& out) {
+  const char* h[] = {"variant", "params", "base ms", "new ms", "ratio", "verdict"};
+  std::size_t w[6];
+  for (int i = 0; i < 6; ++i) w[i] = std::string(h[i]).size();
+  for (const Row& r : rows) {
+    w[0] = std::max(w[0], r.variant.size());
+    w[1] = std::max(w[1], r.params.size());
+    w[2] = std::max(w[2], r.base_ms.size());
+    w[3] = std::max(w[3], r.new_ms.size());
+    w[4] = std::max(w[4], r.ratio.size());
+    w[5] = std::max(w[5], std::string(to_string(r.verdict)).size());
+  }
+  auto line = [&](const std::string& a, const std::string& b, const std::string& c, const std::string& d,
+                  const std::string& e, const std::string& f, const std::string& note) {
+    std::string s = fmt::format("{:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>{}}  {:<{}}  {}", a, w[0], b, w[1], c, w[2], d,
+                                w[3], e, w[4], f, w[5], note);
+    s.erase(s.find_last_not_of(' ') + 1);
+    out << s << '\n';
+  };
+  line(h[0], h[1], h[2], h[3], h[4], h[5], "");
+  for (const Row& r : rows) line(r.variant, r.params, r.base_ms, r.new_ms, r.ratio, to_string(r.verdict), r.note);
+}
+
+}  // namespace
+
+double parse_threshold(const std::string& text) {
+  const std::string hint = "expected a percentage such as '5%' or a fraction such as '0.05'";
+  auto reject = [&](const std::string& why) -> double {
+    throw std::invalid_argument(one_line(fmt::format("--threshold '{}': {}", text, why)));
+  };
+
+  std::string s = trim(text);
+  bool percent = false;
+  if (!s.empty() && s.back() == '%') {
+    percent = true;
+    s = trim(s.substr(0, s.size() - 1));
+  }
+  if (!s.empty() && s.front() == '-') return reject("must not be negative");
+  // Validate the shape by hand: strtod alone would also take "inf", "nan", hex floats and
+  // exponents, none of which a person means by a threshold.
+  std::size_t digits = 0, dots = 0;
+  for (char c : s) {
+    if (c >= '0' && c <= '9') {
+      ++digits;
+    } else if (c == '.') {
+      ++dots;
+    } else {
+      return reject(hint);
+    }
+  }
+  if (digits == 0 || dots > 1) return reject(hint);
+
+  double value = std::strtod(s.c_str(), nullptr);
+  if (percent) value /= 100.0;
+  if (!(value < 1.0)) {
+    return reject(percent ? "must be below 100%" : "must be below 1 (a bare number is a fraction: 0.05 means 5%)");
+  }
+  return value;
+}
+
+int compare_results(const std::string& base_path, const std::string& new_path, double threshold,
+                    std::ostream& out, std::ostream& err) {
+  try {
+    if (!(threshold >= 0.0 && threshold < 1.0)) {
+      err << "error: --threshold " << threshold << " must be a fraction in [0, 1)\n";
+      return 2;
+    }
+    const ResultFile base = load(base_path);
+    const ResultFile neu = load(new_path);
+    if (base.study != neu.study) {
+      fail(new_path, fmt::format("study '{}' differs from study '{}' of {}", one_line(neu.study),
+                                 one_line(base.study), base_path));
+    }
+
+    std::map<std::string, const Record*> new_by_key;
+    for (const Record& r : neu.records) new_by_key.emplace(r.key, &r);
+
+    std::vector<Row> rows;
+    std::set<std::string> matched_keys;
+    std::size_t matched = 0;
+    for (const Record& b : base.records) {
+      const auto it = new_by_key.find(b.key);
+      if (it == new_by_key.end()) {
+        Row row;
+        row.variant = b.variant;
+        row.params = b.shown;
+        row.base_ms = show_ms(b.time);
+        row.verdict = Verdict::Missing;
+        rows.push_back(std::move(row));
+        continue;
+      }
+      ++matched;
+      matched_keys.insert(b.key);
+      rows.push_back(compare_pair(b, *it->second, threshold));
+    }
+    if (matched == 0) fail(new_path, fmt::format("no record of NEW matches BASE ({})", base_path));
+    for (const Record& n : neu.records) {
+      if (matched_keys.count(n.key) != 0) continue;
+      Row row;
+      row.variant = n.variant;
+      row.params = n.shown;
+      row.new_ms = show_ms(n.time);
+      row.verdict = Verdict::New;
+      rows.push_back(std::move(row));
+    }
+
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+      if (a.variant != b.variant) return a.variant < b.variant;
+      return a.params < b.params;
+    });
+
+    std::map<Verdict, std::size_t> count;
+    std::size_t regressions_invalid = 0;
+    for (const Row& r : rows) {
+      ++count[r.verdict];
+      if (r.verdict == Verdict::Invalid && r.gate_fails) ++regressions_invalid;
+    }
+    const std::size_t slower = count[Verdict::Slower];
+
+    print_table(rows, out);
+    out << fmt::format(
+        "compare: {} matched, {} faster, {} same, {} slower, {} invalid, {} missing, {} new, {} skipped; "
+        "threshold {}\n",
+        matched, count[Verdict::Faster], count[Verdict::Same], slower, count[Verdict::Invalid], count[Verdict::Missing],
+        count[Verdict::New], count[Verdict::Skipped], show_percent(threshold));
+    if (slower == 0 && regressions_invalid == 0) {
+      out << "verdict: no slow-down\n";
+      return 0;
+    }
+    std::string verdict;
+    if (slower > 0) verdict = fmt::format("SLOW-DOWN ({})", plural(slower, "record"));
+    if (regressions_invalid > 0) {
+      verdict += fmt::format("{}INVALID ({})", verdict.empty() ? "" : "; ", plural(regressions_invalid, "record"));
+    }
+    out << "verdict: " << verdict << '\n';
+    return 1;
+  } catch (const Failure& f) {
+    err << "error: " << one_line(f.message) << '\n';
+  } catch (const std::exception& e) {
+    err << "error: comparing " << base_path << " with " << new_path << ": " << one_line(e.what()) << '\n';
+  }
+  return 2;
+}
+
+}  // namespace harness

@@ -1,0 +1,49 @@
+// Loading and validating a run's JSON config, and expanding its axes into points.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "study.hpp"
+
+namespace harness {
+
+// When to stop repeating a timing: at least `min` samples, then until the relative spread
+// (stddev / median) is under `target_rsd` or the samples used up `budget_ms`; never more than `max`.
+struct Repetitions {
+  int warmup = 2;
+  int min = 5;
+  int max = 50;
+  double budget_ms = 1000.0;
+  double target_rsd = 0.02;
+};
+
+struct RunConfig {
+  std::string study;
+  std::uint64_t seed = 1;
+  std::vector<std::string> variants;  // resolved: never "all"
+  std::vector<Params> points;         // in run order
+  Repetitions reps;
+  bool validate = true;
+  bool cold = true;                   // L2 flushed before every timed repetition
+  nlohmann::json as_run;              // the config after defaults and overrides, for the results
+};
+
+// Parses `text` (from `source`, for messages) against the study's axes and variants. Throws
+// UsageError with one line naming the key and the reason.
+RunConfig load_config(const std::string& text, const std::string& source, const Study& study);
+
+// Parses a size: an integer, "2^k", "2^k+c" or "2^k-c". Throws UsageError naming `key`.
+std::int64_t parse_size(const nlohmann::json& v, const std::string& key);
+
+// Makes the run short (--quick): fewer warm-ups and samples, a small budget.
+void make_quick(RunConfig& cfg);
+
+// Replaces the config's variants (--variants a,b). Throws UsageError on an unknown name.
+void select_variants(RunConfig& cfg, const std::string& comma_list, const Study& study);
+
+nlohmann::json params_to_json(const Params& p);
+
+}  // namespace harness

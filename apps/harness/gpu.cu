@@ -1,0 +1,189 @@
+#include <cuda/version>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "errors.hpp"
+#include "gpu.hpp"
+#include "kernels/common/cuda_check.cuh"
+
+namespace harness {
+
+namespace {
+
+// Streaming read: 16-byte loads, grid-stride, one word out per block so the compiler keeps the
+// loads. The sum is never looked at.
+__global__ void read_kernel(const int4* __restrict__ in, std::int64_t n, int* __restrict__ sink) {
+  int acc = 0;
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    int4 v = __ldcs(in + i);
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x7fffffff) sink[blockIdx.x] = acc;  // practically never taken, but not provably so
+}
+
+__global__ void copy_kernel(const int4* __restrict__ in, int4* __restrict__ out, std::int64_t n) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    __stcs(out + i, __ldcs(in + i));
+}
+
+// Writing a buffer twice the size of L2 evicts whatever the previous repetition left there.
+__global__ void flush_kernel(int4* buf, std::int64_t n, int salt) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    buf[i] = make_int4(salt, salt, salt, salt);
+}
+
+int grid_for(std::int64_t n, int threads) {
+  int dev = 0, sms = 0;
+  LP_CUDA(cudaGetDevice(&dev));
+  LP_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  std::int64_t want = (n + threads - 1) / threads;
+  return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(want, std::int64_t(sms) * 8)));
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+}  // namespace
+
+GpuInfo open_gpu(int device) {
+  GpuInfo g;
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    g.absent_reason = e != cudaSuccess ? std::string(cudaGetErrorString(e)) : "no CUDA device found";
+    cudaGetLastError();  // clear the sticky-free error so later queries are not confused by it
+    return g;
+  }
+  if (device < 0 || device >= count)
+    throw UsageError("--device: " + std::to_string(device) + " is out of range (" + std::to_string(count) + " device(s))");
+  LP_CUDA(cudaSetDevice(device));
+  cudaDeviceProp p{};
+  LP_CUDA(cudaGetDeviceProperties(&p, device));
+  g.present = true;
+  g.device = device;
+  g.name = p.name;
+  g.cc_major = p.major;
+  g.cc_minor = p.minor;
+  g.sms = p.multiProcessorCount;
+  g.l2_bytes = p.l2CacheSize;
+  g.memory_bytes = static_cast<std::int64_t>(p.totalGlobalMem);
+  int clk = 0, mclk = 0, bus = 0;
+  cudaDeviceGetAttribute(&clk, cudaDevAttrClockRate, device);
+  cudaDeviceGetAttribute(&mclk, cudaDevAttrMemoryClockRate, device);
+  cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, device);
+  g.sm_clock_mhz = clk / 1000;
+  g.mem_clock_mhz = mclk / 1000;
+  g.bus_width_bits = bus;
+  LP_CUDA(cudaDriverGetVersion(&g.driver_version));
+  LP_CUDA(cudaRuntimeGetVersion(&g.runtime_version));
+  g.cccl_version = std::to_string(CCCL_MAJOR_VERSION) + "." + std::to_string(CCCL_MINOR_VERSION) + "." +
+                   std::to_string(CCCL_PATCH_VERSION);
+  return g;
+}
+
+std::int64_t free_device_bytes() {
+  size_t free = 0, total = 0;
+  if (cudaMemGetInfo(&free, &total) != cudaSuccess) return 0;
+  return static_cast<std::int64_t>(free);
+}
+
+Ceilings measure_ceilings(std::int64_t l2_bytes, std::int64_t free_bytes_hint) {
+  // 16x L2 (800 MiB on an H100) keeps L2 hits negligible; shrink if memory is short.
+  std::int64_t bytes = std::max<std::int64_t>(16 * l2_bytes, 256ll << 20);
+  if (free_bytes_hint > 0) bytes = std::min(bytes, free_bytes_hint / 4);
+  bytes = bytes / 16 * 16;
+  std::int64_t n = bytes / 16;
+  int4 *a = nullptr, *b = nullptr;
+  int* sink = nullptr;
+  cudaEvent_t t0, t1;
+  LP_CUDA(cudaMalloc(&a, bytes));
+  LP_CUDA(cudaMalloc(&b, bytes));
+  LP_CUDA(cudaMalloc(&sink, 4096 * sizeof(int)));
+  LP_CUDA(cudaMemset(a, 1, bytes));
+  LP_CUDA(cudaEventCreate(&t0));
+  LP_CUDA(cudaEventCreate(&t1));
+  const int threads = 512;
+  int grid = grid_for(n, threads);
+  auto time = [&](auto&& body) {
+    std::vector<double> ms;
+    for (int r = 0; r < 23; ++r) {
+      LP_CUDA(cudaEventRecord(t0));
+      body();
+      LP_CUDA(cudaEventRecord(t1));
+      LP_CUDA(cudaEventSynchronize(t1));
+      float x = 0;
+      LP_CUDA(cudaEventElapsedTime(&x, t0, t1));
+      if (r >= 3) ms.push_back(x);  // the first three are warm-up
+    }
+    return median(ms);
+  };
+  Ceilings c;
+  c.bytes = bytes;
+  double read_ms = time([&] {
+    read_kernel<<<grid, threads>>>(a, n, sink);
+    LP_CUDA_LAUNCH("read_kernel");
+  });
+  double copy_ms = time([&] {
+    copy_kernel<<<grid, threads>>>(a, b, n);
+    LP_CUDA_LAUNCH("copy_kernel");
+  });
+  double memcpy_ms = time([&] { LP_CUDA(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice)); });
+  c.read_GBps = bytes / (read_ms * 1e6);
+  c.copy_GBps = 2.0 * bytes / (copy_ms * 1e6);
+  c.memcpy_GBps = 2.0 * bytes / (memcpy_ms * 1e6);
+  LP_CUDA(cudaEventDestroy(t0));
+  LP_CUDA(cudaEventDestroy(t1));
+  LP_CUDA(cudaFree(a));
+  LP_CUDA(cudaFree(b));
+  LP_CUDA(cudaFree(sink));
+  return c;
+}
+
+GpuTimer::GpuTimer(std::int64_t l2_bytes) {
+  cudaStream_t s;
+  cudaEvent_t e0, e1;
+  LP_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  LP_CUDA(cudaEventCreate(&e0));
+  LP_CUDA(cudaEventCreate(&e1));
+  stream_ = s;
+  start_ = e0;
+  stop_ = e1;
+  flush_bytes_ = std::max<std::int64_t>(2 * l2_bytes, 64ll << 20) / 16 * 16;
+  LP_CUDA(cudaMalloc(&flush_buf_, flush_bytes_));
+}
+
+GpuTimer::~GpuTimer() {
+  // Destructors must not throw; errors here would only repeat one already reported.
+  cudaFree(flush_buf_);
+  cudaEventDestroy(static_cast<cudaEvent_t>(start_));
+  cudaEventDestroy(static_cast<cudaEvent_t>(stop_));
+  cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
+}
+
+void GpuTimer::flush_l2() {
+  static int salt = 0;
+  std::int64_t n = flush_bytes_ / 16;
+  flush_kernel<<<grid_for(n, 512), 512, 0, static_cast<cudaStream_t>(stream_)>>>(static_cast<int4*>(flush_buf_), n, ++salt);
+  LP_CUDA_LAUNCH("flush_kernel");
+}
+
+void GpuTimer::start() { LP_CUDA(cudaEventRecord(static_cast<cudaEvent_t>(start_), static_cast<cudaStream_t>(stream_))); }
+
+double GpuTimer::stop_ms() {
+  LP_CUDA(cudaEventRecord(static_cast<cudaEvent_t>(stop_), static_cast<cudaStream_t>(stream_)));
+  LP_CUDA(cudaEventSynchronize(static_cast<cudaEvent_t>(stop_)));
+  LP_CUDA(cudaGetLastError());
+  float ms = 0;
+  LP_CUDA(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start_), static_cast<cudaEvent_t>(stop_)));
+  return ms;
+}
+
+}  // namespace harness

@@ -1,0 +1,60 @@
+// What the harness needs from the GPU, independent of any algorithm: device facts for the
+// metadata, event timing, the L2 flush, and the bandwidth ceilings measured in the same run.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace harness {
+
+struct GpuInfo {
+  bool present = false;
+  std::string absent_reason;  // when !present
+  int device = 0;
+  std::string name;
+  int cc_major = 0, cc_minor = 0;
+  int sms = 0;
+  std::int64_t l2_bytes = 0;
+  std::int64_t memory_bytes = 0;
+  int sm_clock_mhz = 0, mem_clock_mhz = 0, bus_width_bits = 0;
+  int driver_version = 0, runtime_version = 0;
+  std::string cccl_version;
+};
+
+// Selects `device` and reads its properties; present=false (with the reason) when there is no
+// usable device. Throws UsageError when devices exist but `device` is not one of them.
+GpuInfo open_gpu(int device);
+
+struct Ceilings {
+  double read_GBps = 0;    // streaming read of a buffer far larger than L2
+  double copy_GBps = 0;    // copy kernel, bytes read + bytes written
+  double memcpy_GBps = 0;  // cudaMemcpy device to device, bytes read + bytes written
+  std::int64_t bytes = 0;  // buffer size used
+};
+// Medians of repeated event timings, cold (buffers much larger than L2).
+Ceilings measure_ceilings(std::int64_t l2_bytes, std::int64_t free_bytes_hint = 0);
+
+// Times regions on one stream with CUDA events; flushes L2 on request.
+class GpuTimer {
+ public:
+  explicit GpuTimer(std::int64_t l2_bytes);
+  ~GpuTimer();
+  GpuTimer(const GpuTimer&) = delete;
+  GpuTimer& operator=(const GpuTimer&) = delete;
+  void* stream() const { return stream_; }
+  void flush_l2();  // enqueued on the stream, outside the timed region
+  void start();
+  double stop_ms();  // synchronises and checks for errors of the timed work
+
+ private:
+  void* stream_ = nullptr;
+  void* start_ = nullptr;
+  void* stop_ = nullptr;
+  void* flush_buf_ = nullptr;
+  std::int64_t flush_bytes_ = 0;
+};
+
+// Bytes free on the current device (0 without one).
+std::int64_t free_device_bytes();
+
+}  // namespace harness

@@ -1,0 +1,42 @@
+// Records of a run and the files they go to (the results contract of ARCHITECTURE.md).
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "study.hpp"
+
+namespace harness {
+
+constexpr int kSchemaVersion = 1;
+
+struct TimeStats {
+  double median = 0, min = 0, max = 0, stddev = 0;
+  std::vector<double> samples;
+  static TimeStats of(std::vector<double> samples);
+  double rsd() const { return median > 0 ? stddev / median : 0; }
+};
+
+struct Record {
+  std::string study, variant;
+  VariantKind kind = VariantKind::Ours;
+  Params params;
+  std::string status = "ok";  // ok | failed | skipped
+  std::optional<TimeStats> time;
+  double ns_per_input = 0, gbps = 0, fraction_of_copy = 0;
+  std::string validation = "skipped";  // pass | fail | skipped
+  std::string note;
+};
+
+nlohmann::json record_to_json(const Record& r);
+Record record_from_json(const nlohmann::json& j);  // throws std::runtime_error naming the key
+
+// One CSV row per record, the same fields flattened (params as columns named param.<key>).
+std::string records_to_csv(const std::vector<Record>& records);
+
+// Writes `path` through a temporary file and a rename, so that a reader never sees half a file.
+void write_atomically(const std::string& path, const std::string& content);
+
+}  // namespace harness

@@ -1,0 +1,54 @@
+#include <cub/device/device_merge.cuh>
+#include <thrust/binary_search.h>
+#include <thrust/execution_policy.h>
+#include <thrust/merge.h>
+
+#include "kernels/common/cuda_check.cuh"
+#include "peers.hpp"
+
+namespace lp::peers {
+
+// par_nosync: the harness times the stream with events; Thrust must not add a synchronisation.
+template <class T>
+void thrust_lower_bound(const T* haystack, int haystack_count, const T* needles, int count, std::uint32_t* out, cudaStream_t s) {
+  thrust::lower_bound(thrust::cuda::par_nosync.on(s), haystack, haystack + haystack_count, needles, needles + count, out);
+  LP_CUDA_LAUNCH("thrust::lower_bound");
+}
+
+template <class T>
+void thrust_upper_bound(const T* haystack, int haystack_count, const T* needles, int count, std::uint32_t* out, cudaStream_t s) {
+  thrust::upper_bound(thrust::cuda::par_nosync.on(s), haystack, haystack + haystack_count, needles, needles + count, out);
+  LP_CUDA_LAUNCH("thrust::upper_bound");
+}
+
+template <class T>
+void thrust_merge(const T* a, int a_count, const T* b, int b_count, T* out, cudaStream_t s) {
+  thrust::merge(thrust::cuda::par_nosync.on(s), a, a + a_count, b, b + b_count, out);
+  LP_CUDA_LAUNCH("thrust::merge");
+}
+
+template <class T>
+std::size_t cub_merge_temp_bytes(int a_count, int b_count) {
+  std::size_t bytes = 0;
+  LP_CUDA(cub::DeviceMerge::MergeKeys(nullptr, bytes, static_cast<const T*>(nullptr), a_count,
+                                      static_cast<const T*>(nullptr), b_count, static_cast<T*>(nullptr)));
+  return bytes;
+}
+
+template <class T>
+void cub_merge(const T* a, int a_count, const T* b, int b_count, T* out, void* temp, std::size_t temp_bytes, cudaStream_t s) {
+  LP_CUDA(cub::DeviceMerge::MergeKeys(temp, temp_bytes, a, a_count, b, b_count, out, ::cuda::std::less<>{}, s));
+}
+
+#define LP_INSTANTIATE(T)                                                                                  \
+  template void thrust_lower_bound<T>(const T*, int, const T*, int, std::uint32_t*, cudaStream_t);         \
+  template void thrust_upper_bound<T>(const T*, int, const T*, int, std::uint32_t*, cudaStream_t);         \
+  template void thrust_merge<T>(const T*, int, const T*, int, T*, cudaStream_t);                           \
+  template std::size_t cub_merge_temp_bytes<T>(int, int);                                                  \
+  template void cub_merge<T>(const T*, int, const T*, int, T*, void*, std::size_t, cudaStream_t);
+LP_INSTANTIATE(std::int32_t)
+LP_INSTANTIATE(std::int64_t)
+LP_INSTANTIATE(float)
+LP_INSTANTIATE(double)
+
+}  // namespace lp::peers

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# End-to-end checks of the executables: bad input -> one line on stderr, exit 2, no result file;
+# the CI config runs (CPU variants only without a GPU) and writes JSON + CSV; compare gates.
+set -u
+B="$BIN/bench"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0; passes=0
+ok() { passes=$((passes+1)); }
+bad() { echo "FAIL: $*"; fails=$((fails+1)); }
+
+# expect_usage_error NAME CONFIG_TEXT PATTERN
+expect_usage_error() {
+  local name=$1 text=$2 pattern=$3
+  printf '%s' "$text" > "$T/$name.json"
+  "$B" sortedsearch --config "$T/$name.json" --out "$T/out-$name" >"$T/stdout" 2>"$T/stderr"
+  local rc=$?
+  local lines; lines=$(wc -l < "$T/stderr")
+  if [ $rc -ne 2 ]; then bad "$name: exit $rc, expected 2"; return; fi
+  if [ "$lines" -ne 1 ]; then bad "$name: $lines lines on stderr, expected 1: $(cat "$T/stderr")"; return; fi
+  if ! grep -q -- "$pattern" "$T/stderr"; then bad "$name: stderr '$(cat "$T/stderr")' lacks '$pattern'"; return; fi
+  if [ -e "$T/out-$name" ]; then bad "$name: wrote results despite the error"; return; fi
+  ok
+}
+
+expect_usage_error malformed '{"study": "sortedsearch", ' "not valid JSON"
+expect_usage_error unknown_key '{"study": "sortedsearch", "axess": {}}' "did you mean 'axes'"
+expect_usage_error wrong_type '{"study": "sortedsearch", "seed": "x"}' "'seed': expected an integer"
+expect_usage_error out_of_range '{"study": "sortedsearch", "axes": {"a_size": "2^40"}}' "out of range"
+expect_usage_error bad_size '{"study": "sortedsearch", "axes": {"a_size": "lots"}}' "cannot read 'lots' as a size"
+expect_usage_error bad_choice '{"study": "sortedsearch", "axes": {"type": "int33"}}' "did you mean 'int32'"
+expect_usage_error unknown_axis '{"study": "sortedsearch", "axes": {"b_sise": 4}}' "did you mean 'b_size'"
+expect_usage_error unknown_variant '{"study": "sortedsearch", "variants": ["mergepath_lowr"]}' "did you mean 'mergepath_lower'"
+expect_usage_error wrong_study '{"study": "multireduce"}' "not 'sortedsearch'"
+expect_usage_error bad_reps '{"study": "sortedsearch", "repetitions": {"min": 0}}' "repetitions.min"
+expect_usage_error unknown_rep_key '{"study": "sortedsearch", "repetitions": {"warmpu": 1}}' "did you mean 'warmup'"
+expect_usage_error too_large '{"study": "sortedsearch", "points": [{"a_size": "2^30", "b_size": "2^30"}]}' "must not exceed"
+
+# Unknown study and unknown variant on the command line.
+"$B" sortedserch 2>"$T/err" >/dev/null; rc=$?
+[ $rc -eq 2 ] && grep -q "did you mean 'sortedsearch'" "$T/err" && ok || bad "unknown study: rc=$rc $(cat "$T/err")"
+"$B" sortedsearch --variants nope --out "$T/x" 2>"$T/err" >/dev/null; rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && ok || bad "unknown --variants: rc=$rc"
+"$B" sortedsearch --config "$T/missing.json" --out "$T/x" 2>"$T/err" >/dev/null; rc=$?
+[ $rc -eq 2 ] && grep -q "cannot read" "$T/err" && ok || bad "missing config: rc=$rc"
+
+# The CI config runs end to end (CPU variants without a GPU) and validates.
+"$B" sortedsearch --config "$SRC/configs/ci/sortedsearch.json" --out "$T/run" >"$T/stdout" 2>"$T/stderr"; rc=$?
+[ $rc -eq 0 ] && ok || bad "ci config run: exit $rc: $(tail -3 "$T/stderr")"
+[ -s "$T/run/sortedsearch.json" ] && [ -s "$T/run/sortedsearch.csv" ] && ok || bad "ci config run: result files missing"
+grep -q '"validation": "fail"' "$T/run/sortedsearch.json" && bad "ci config run: a validation failed" || ok
+ls "$T/run" | grep -q tmp && bad "temporary file left behind" || ok
+# Never overwrite without --force.
+"$B" sortedsearch --config "$SRC/configs/ci/sortedsearch.json" --out "$T/run" >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && grep -q -- "--force" "$T/err" && ok || bad "overwrite without --force: rc=$rc"
+# A file compared with itself: no slow-down.
+"$B" compare "$T/run/sortedsearch.json" "$T/run/sortedsearch.json" >"$T/cmp" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q "no slow-down" "$T/cmp" && ok || bad "self compare: rc=$rc"
+"$B" compare "$T/run/sortedsearch.json" "$T/nothing.json" >/dev/null 2>&1; rc=$?
+[ $rc -eq 2 ] && ok || bad "compare missing file: rc=$rc"
+# list and demo.
+"$B" list | grep -q mergepath_complete && ok || bad "bench list"
+"$B" sortedsearch --demo | grep -q "^checked:" && ok || bad "demo"
+
+echo "cli: $passes passed, $fails failed"
+[ $fails -eq 0 ]

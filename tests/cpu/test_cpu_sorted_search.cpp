@@ -1,0 +1,108 @@
+// CPU references of sorted search against the std::lower_bound / std::upper_bound oracle, on random
+// and adversarial inputs; also the shared merge-path routine that the GPU kernels run.
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "check.hpp"
+#include "cpu_reference/sortedsearch/cpu_sorted_search.hpp"
+
+using lp::sortedsearch::Bounds;
+using lp::sortedsearch::kMatchBit;
+using u32 = std::uint32_t;
+
+template <class T>
+static bool occurs(const std::vector<T>& v, T x) { return std::binary_search(v.begin(), v.end(), x); }
+
+// Checks every reference on one (A, B) pair against the oracle.
+template <class T>
+static void check_pair(const std::vector<T>& a, const std::vector<T>& b, const char* what) {
+  const std::int64_t na = a.size(), nb = b.size();
+  std::vector<u32> lower(na), upper(na), oracle_l(na), oracle_u(na);
+  lp::cpu::sorted_search<Bounds::Lower>(a.data(), na, b.data(), nb, lower.data());
+  lp::cpu::sorted_search<Bounds::Upper>(a.data(), na, b.data(), nb, upper.data());
+  lp::cpu::binary_search<Bounds::Lower>(a.data(), na, b.data(), nb, oracle_l.data());
+  lp::cpu::binary_search<Bounds::Upper>(a.data(), na, b.data(), nb, oracle_u.data());
+  for (std::int64_t i = 0; i < na; ++i) {
+    auto l = static_cast<u32>(std::lower_bound(b.begin(), b.end(), a[i]) - b.begin());
+    auto u = static_cast<u32>(std::upper_bound(b.begin(), b.end(), a[i]) - b.begin());
+    CHECK_MSG(lower[i] == l && oracle_l[i] == l, what << " lower i=" << i);
+    CHECK_MSG(upper[i] == u && oracle_u[i] == u, what << " upper i=" << i);
+    if (lower[i] != l || upper[i] != u) return;
+  }
+  for (Bounds bounds : {Bounds::Lower, Bounds::Upper}) {
+    std::vector<u32> ia(na), ib(nb);
+    auto counts = bounds == Bounds::Lower
+                      ? lp::cpu::sorted_search_both<Bounds::Lower>(a.data(), na, b.data(), nb, ia.data(), ib.data(), true)
+                      : lp::cpu::sorted_search_both<Bounds::Upper>(a.data(), na, b.data(), nb, ia.data(), ib.data(), true);
+    std::int64_t ma = 0, mb = 0;
+    for (std::int64_t i = 0; i < na; ++i) {
+      u32 want = static_cast<u32>((bounds == Bounds::Lower ? std::lower_bound(b.begin(), b.end(), a[i]) : std::upper_bound(b.begin(), b.end(), a[i])) - b.begin());
+      bool m = occurs(b, a[i]);
+      ma += m;
+      CHECK_MSG(ia[i] == (want | (m ? kMatchBit : 0u)), what << " both/A i=" << i);
+      if (ia[i] != (want | (m ? kMatchBit : 0u))) return;
+    }
+    for (std::int64_t j = 0; j < nb; ++j) {
+      // The opposite bound of B into A.
+      u32 want = static_cast<u32>((bounds == Bounds::Lower ? std::upper_bound(a.begin(), a.end(), b[j]) : std::lower_bound(a.begin(), a.end(), b[j])) - a.begin());
+      bool m = occurs(a, b[j]);
+      mb += m;
+      CHECK_MSG(ib[j] == (want | (m ? kMatchBit : 0u)), what << " both/B j=" << j);
+      if (ib[j] != (want | (m ? kMatchBit : 0u))) return;
+    }
+    CHECK(counts.first == ma && counts.second == mb);
+  }
+  std::vector<u32> match(na), count(na);
+  lp::cpu::sorted_match(a.data(), na, b.data(), nb, match.data());
+  lp::cpu::sorted_equality_count(a.data(), na, b.data(), nb, count.data());
+  for (std::int64_t i = 0; i < na; ++i) {
+    auto range = std::equal_range(b.begin(), b.end(), a[i]);
+    CHECK_MSG(match[i] == u32(range.first != range.second), what << " match i=" << i);
+    CHECK_MSG(count[i] == u32(range.second - range.first), what << " count i=" << i);
+  }
+  // The merge path splits the merge where a sequential merge would (Lower: A first on ties).
+  for (std::int64_t d = 0; d <= na + nb; d += 1 + (na + nb) / 37) {
+    std::int64_t m = lp::sortedsearch::merge_path<Bounds::Lower>(a.data(), na, b.data(), nb, d, lp::sortedsearch::Less{});
+    std::int64_t ai = 0, bi = 0;
+    for (std::int64_t s = 0; s < d; ++s)
+      (bi >= nb || (ai < na && !(b[bi] < a[ai]))) ? ++ai : ++bi;
+    CHECK_MSG(m == ai, what << " merge_path d=" << d);
+  }
+}
+
+template <class T>
+static std::vector<T> sorted_random(std::mt19937_64& rng, size_t n, std::int64_t lo, std::int64_t hi) {
+  std::uniform_int_distribution<std::int64_t> d(lo, hi);
+  std::vector<T> v(n);
+  for (auto& x : v) x = static_cast<T>(d(rng));
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+int main() {
+  for (std::uint64_t seed : {1ull, 2ull, 3ull}) {
+    std::mt19937_64 rng(seed);
+    for (int trial = 0; trial < 60; ++trial) {
+      size_t na = rng() % 300, nb = rng() % 300;
+      std::int64_t range = 1 + static_cast<std::int64_t>(rng() % 1000);  // small ranges: many duplicates
+      check_pair(sorted_random<int>(rng, na, 0, range), sorted_random<int>(rng, nb, 0, range), "int random");
+      check_pair(sorted_random<double>(rng, na, -range, range), sorted_random<double>(rng, nb, -range, range), "double random");
+      check_pair(sorted_random<std::int64_t>(rng, na, 0, 1ll << 40), sorted_random<std::int64_t>(rng, nb, 0, 1ll << 40), "int64 distinct");
+    }
+  }
+  std::vector<int> empty, some = {1, 2, 2, 3, 7}, low = {-5, -4, -4}, high = {100, 200};
+  std::vector<int> equal(50, 4), equal2(33, 4);
+  check_pair(empty, empty, "both empty");
+  check_pair(empty, some, "A empty");
+  check_pair(some, empty, "B empty");
+  check_pair(low, some, "A below B");
+  check_pair(high, some, "A above B");
+  check_pair(equal, equal2, "all equal");
+  check_pair(equal, some, "equal vs some");
+  // Duplicates straddling what would be tile boundaries on the GPU (128 x 15 merge steps).
+  std::vector<int> runs_a, runs_b;
+  for (int k = 0; k < 4000; ++k) runs_a.push_back(k / 700), runs_b.push_back(k / 1900);
+  check_pair(runs_a, runs_b, "long runs");
+  return test_summary("cpu_sorted_search");
+}

@@ -1,0 +1,217 @@
+// Every sorted-search kernel mode against the CPU references: many random sizes (not multiples of
+// tiles or vector widths), every key type, duplicate-heavy and distinct keys, adversarial layouts,
+// several seeds. Exit 77 (CTest: skipped) without a GPU.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "apps/harness/device_buffer.hpp"
+#include "check.hpp"
+#include "cpu_reference/sortedsearch/cpu_sorted_search.hpp"
+#include "kernels/sortedsearch/binary_search.cuh"
+#include "kernels/sortedsearch/mergepath_sorted_search.cuh"
+#include "kernels/sortedsearch/windowed_sorted_search.cuh"
+
+namespace ss = lp::sortedsearch;
+using harness::DeviceBuffer;
+using ss::Bounds;
+using ss::Output;
+using u32 = std::uint32_t;
+
+// Small tiles too, so that modest sizes cross many tile boundaries.
+using SmallMP = ss::MergePathTuning<32, 7>;
+using SmallWin = ss::WindowedTuning<32, 5, 64>;
+
+static std::string where;
+
+template <class T>
+static void expect_equal(const std::vector<T>& want, const std::vector<T>& got, const std::string& what) {
+  CHECK_MSG(want.size() == got.size(), where << " " << what << " size");
+  for (size_t i = 0; i < want.size() && i < got.size(); ++i)
+    if (!(want[i] == got[i])) {
+      CHECK_MSG(false, where << " " << what << "[" << i << "] expected " << want[i] << " got " << got[i]);
+      return;
+    }
+  CHECK(true);
+}
+
+template <class Tuning, class T>
+static void check_mergepath(const std::vector<T>& a, const std::vector<T>& b, DeviceBuffer<T>& da, DeviceBuffer<T>& db) {
+  const int na = int(a.size()), nb = int(b.size());
+  DeviceBuffer<u32> oa(na + 1), ob(nb + 1), lower_in(na + 1);
+  DeviceBuffer<unsigned long long> counts(2);
+  DeviceBuffer<char> scratch(ss::mergepath_scratch_bytes<Tuning>(na, nb));
+  std::vector<u32> ref_a(na), ref_b(nb);
+  auto got_a = [&] { auto v = oa.download(); v.resize(na); return v; };
+  auto got_b = [&] { auto v = ob.download(); v.resize(nb); return v; };
+
+  oa.poison();
+  ss::mergepath_sorted_search<Tuning, Bounds::Lower, Output::Index, Output::None>(da.get(), na, db.get(), nb, oa.get(), nullptr, scratch.get(), nullptr, nullptr);
+  lp::cpu::sorted_search<Bounds::Lower>(a.data(), na, b.data(), nb, ref_a.data());
+  expect_equal(ref_a, got_a(), "mergepath lower");
+  std::vector<u32> lower = ref_a;
+
+  oa.poison();
+  ss::mergepath_sorted_search<Tuning, Bounds::Upper, Output::Index, Output::None>(da.get(), na, db.get(), nb, oa.get(), nullptr, scratch.get(), nullptr, nullptr);
+  lp::cpu::sorted_search<Bounds::Upper>(a.data(), na, b.data(), nb, ref_a.data());
+  expect_equal(ref_a, got_a(), "mergepath upper");
+
+  for (Bounds bounds : {Bounds::Lower, Bounds::Upper}) {
+    oa.poison();
+    ob.poison();
+    std::pair<std::int64_t, std::int64_t> want;
+    if (bounds == Bounds::Lower) {
+      ss::mergepath_sorted_search<Tuning, Bounds::Lower, Output::IndexMatch, Output::IndexMatch>(da.get(), na, db.get(), nb, oa.get(), ob.get(), scratch.get(), counts.get(), nullptr);
+      want = lp::cpu::sorted_search_both<Bounds::Lower>(a.data(), na, b.data(), nb, ref_a.data(), ref_b.data(), true);
+    } else {
+      ss::mergepath_sorted_search<Tuning, Bounds::Upper, Output::IndexMatch, Output::IndexMatch>(da.get(), na, db.get(), nb, oa.get(), ob.get(), scratch.get(), counts.get(), nullptr);
+      want = lp::cpu::sorted_search_both<Bounds::Upper>(a.data(), na, b.data(), nb, ref_a.data(), ref_b.data(), true);
+    }
+    const char* tag = bounds == Bounds::Lower ? "complete(lower)" : "complete(upper)";
+    expect_equal(ref_a, got_a(), std::string(tag) + " A");
+    expect_equal(ref_b, got_b(), std::string(tag) + " B");
+    auto c = counts.download();
+    CHECK_MSG(c[0] == (unsigned long long)want.first && c[1] == (unsigned long long)want.second, where << " " << tag << " counts");
+  }
+
+  // Match-only on both sides, and index-only on B (the B output alone).
+  oa.poison();
+  ob.poison();
+  ss::mergepath_sorted_search<Tuning, Bounds::Lower, Output::Match, Output::Match>(da.get(), na, db.get(), nb, oa.get(), ob.get(), scratch.get(), counts.get(), nullptr);
+  lp::cpu::sorted_search_both<Bounds::Lower>(a.data(), na, b.data(), nb, ref_a.data(), ref_b.data(), true);
+  for (auto& v : ref_a) v >>= 31;
+  for (auto& v : ref_b) v >>= 31;
+  expect_equal(ref_a, got_a(), "match A");
+  expect_equal(ref_b, got_b(), "match B");
+
+  ob.poison();
+  ss::mergepath_sorted_search<Tuning, Bounds::Upper, Output::None, Output::Index>(da.get(), na, db.get(), nb, nullptr, ob.get(), scratch.get(), nullptr, nullptr);
+  lp::cpu::sorted_search_both<Bounds::Upper>(a.data(), na, b.data(), nb, nullptr, ref_b.data(), false);
+  expect_equal(ref_b, got_b(), "index B (lower bound of B into A)");
+
+  oa.poison();
+  lower_in.upload(lower);
+  ss::mergepath_sorted_search<Tuning, Bounds::Upper, Output::Index, Output::None>(da.get(), na, db.get(), nb, oa.get(), nullptr, scratch.get(), nullptr, nullptr, lower_in.get());
+  lp::cpu::sorted_equality_count(a.data(), na, b.data(), nb, ref_a.data());
+  expect_equal(ref_a, got_a(), "equality count");
+  LP_CUDA(cudaDeviceSynchronize());
+}
+
+template <class Tuning, class T>
+static void check_windowed(const std::vector<T>& a, const std::vector<T>& b, DeviceBuffer<T>& da, DeviceBuffer<T>& db) {
+  const int na = int(a.size()), nb = int(b.size());
+  DeviceBuffer<u32> oa(na + 1);
+  DeviceBuffer<char> scratch(ss::windowed_scratch_bytes<Tuning>(na));
+  std::vector<u32> ref(na);
+  oa.poison();
+  ss::windowed_sorted_search<Tuning, Bounds::Lower>(da.get(), na, db.get(), nb, oa.get(), scratch.get(), nullptr);
+  lp::cpu::sorted_search<Bounds::Lower>(a.data(), na, b.data(), nb, ref.data());
+  auto got = oa.download();
+  got.resize(na);
+  expect_equal(ref, got, "windowed lower");
+  oa.poison();
+  ss::windowed_sorted_search<Tuning, Bounds::Upper>(da.get(), na, db.get(), nb, oa.get(), scratch.get(), nullptr);
+  lp::cpu::sorted_search<Bounds::Upper>(a.data(), na, b.data(), nb, ref.data());
+  got = oa.download();
+  got.resize(na);
+  expect_equal(ref, got, "windowed upper");
+}
+
+template <class T>
+static void check_binary(const std::vector<T>& a, const std::vector<T>& b, DeviceBuffer<T>& da, DeviceBuffer<T>& db, std::mt19937_64& rng) {
+  const int na = int(a.size()), nb = int(b.size());
+  std::vector<T> shuffled = a;
+  std::shuffle(shuffled.begin(), shuffled.end(), rng);
+  DeviceBuffer<T> ds;
+  ds.upload(shuffled);
+  DeviceBuffer<u32> oa(na + 1);
+  std::vector<u32> ref(na);
+  oa.poison();
+  ss::binary_search<Bounds::Lower>(ds.get(), na, db.get(), nb, oa.get(), nullptr);
+  lp::cpu::binary_search<Bounds::Lower>(shuffled.data(), na, b.data(), nb, ref.data());
+  auto got = oa.download();
+  got.resize(na);
+  expect_equal(ref, got, "binary search lower (unsorted needles)");
+  oa.poison();
+  ss::binary_search<Bounds::Upper>(da.get(), na, db.get(), nb, oa.get(), nullptr);
+  lp::cpu::binary_search<Bounds::Upper>(a.data(), na, b.data(), nb, ref.data());
+  got = oa.download();
+  got.resize(na);
+  expect_equal(ref, got, "binary search upper");
+}
+
+template <class T>
+static std::vector<T> sorted_random(std::mt19937_64& rng, size_t n, std::int64_t lo, std::int64_t hi) {
+  std::uniform_int_distribution<std::int64_t> d(lo, hi);
+  std::vector<T> v(n);
+  for (auto& x : v) x = static_cast<T>(d(rng));
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+template <class T>
+static void check_all(const std::vector<T>& a, const std::vector<T>& b, std::mt19937_64& rng, const std::string& what) {
+  where = what + " |A|=" + std::to_string(a.size()) + " |B|=" + std::to_string(b.size());
+  DeviceBuffer<T> da, db;
+  da.upload(a);
+  db.upload(b);
+  check_mergepath<SmallMP>(a, b, da, db);
+  check_mergepath<ss::DefaultMergePathTuning<T>>(a, b, da, db);
+  check_windowed<SmallWin>(a, b, da, db);
+  check_windowed<ss::DefaultWindowedTuning<T>>(a, b, da, db);
+  check_binary(a, b, da, db, rng);
+}
+
+template <class T>
+static void random_cases(std::uint64_t seed, int trials, size_t max_n, const char* name) {
+  std::mt19937_64 rng(seed);
+  for (int t = 0; t < trials; ++t) {
+    size_t na = rng() % max_n, nb = rng() % max_n;
+    if (t % 5 == 0) na /= 50;  // |A| << |B|: the windowed search's fallback path
+    if (t % 5 == 1) nb /= 50;
+    std::int64_t range = t % 2 ? std::int64_t(std::max(na, nb) / 4 + 1) : (std::int64_t(1) << 40);
+    if (std::is_same_v<T, float> || std::is_same_v<T, std::int32_t>) range = std::min<std::int64_t>(range, 1 << 22);
+    check_all(sorted_random<T>(rng, na, 0, range), sorted_random<T>(rng, nb, 0, range), rng, std::string(name) + " seed " + std::to_string(seed));
+  }
+}
+
+int main() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    std::printf("gpu_sortedsearch: no CUDA device, skipped\n");
+    return 77;
+  }
+  // LP_GPU_TEST_QUICK=1: fewer, smaller cases, for runs under compute-sanitizer (10-100x slower).
+  const bool quick = std::getenv("LP_GPU_TEST_QUICK") != nullptr;
+  const int scale = quick ? 4 : 1;
+  for (std::uint64_t seed : {11ull, 12ull, 13ull}) {
+    random_cases<std::int32_t>(seed, 40 / scale, 20000, "int32");
+    random_cases<std::int64_t>(seed, 10 / scale, 20000, "int64");
+    random_cases<float>(seed, 10 / scale, 20000, "float");
+    random_cases<double>(seed, 10 / scale, 20000, "double");
+  }
+  // Larger sizes, not multiples of any tile.
+  random_cases<std::int32_t>(5, quick ? 1 : 4, quick ? 300001 : 3000001, "int32 large");
+  std::mt19937_64 rng(99);
+  std::vector<int> none, few = {3, 3, 9}, equal(10007, 5), equal2(4099, 5), below(5000), above(5000);
+  for (int i = 0; i < 5000; ++i) below[i] = i - 6000, above[i] = i + 6000;
+  std::vector<int> mid = sorted_random<int>(rng, 7777, 0, 5999);
+  check_all(none, none, rng, "empty/empty");
+  check_all(none, mid, rng, "empty A");
+  check_all(mid, none, rng, "empty B");
+  check_all(few, mid, rng, "tiny A");
+  check_all(equal, equal2, rng, "all equal");
+  check_all(equal, mid, rng, "equal vs mid");
+  check_all(below, mid, rng, "A below B");
+  check_all(above, mid, rng, "A above B");
+  check_all(mid, below, rng, "B below A");
+  // Runs of equal keys longer than a tile, straddling tile boundaries.
+  std::vector<int> runs_a, runs_b;
+  for (int k = 0; k < 60000; ++k) runs_a.push_back(k / 2500), runs_b.push_back(k / 7001);
+  check_all(runs_a, runs_b, rng, "long runs");
+  LP_CUDA(cudaDeviceSynchronize());
+  return test_summary("gpu_sortedsearch");
+}

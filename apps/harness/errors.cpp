@@ -20,7 +20,9 @@ std::string nearest(const std::string& word, const std::vector<std::string>& can
   std::string best;
   size_t best_d = SIZE_MAX;
   for (const auto& c : candidates) {
-    size_t d = edit_distance(word, c);
+    // A truncated or extended name ("budget" for "budget_ms") is as good as a one-letter typo.
+    bool prefix = !word.empty() && (c.rfind(word, 0) == 0 || word.rfind(c, 0) == 0);
+    size_t d = prefix ? 1 : edit_distance(word, c);
     if (d < best_d) best_d = d, best = c;
   }
   // Beyond about a third of the word the suggestion is noise rather than help.

@@ -337,8 +337,8 @@ class SortedSearchStudy final : public harness::Study {
     return {
         {"a_size", harness::AxisKind::Size, "|A|, the needles (sorted)", {std::int64_t(1) << 26}, {}, 0, max_size},
         {"b_size", harness::AxisKind::Size, "|B|, the haystack (sorted)", {std::int64_t(1) << 26}, {}, 0, max_size},
-        {"type", harness::AxisKind::Choice, "key type: int32, int64, float, double", {std::string("int32")}, {"int32", "int64", "float", "double"}},
-        {"keys", harness::AxisKind::Choice, "distinct (no key repeats within an array) or dups (about 8 copies of each key)", {std::string("distinct")}, {"distinct", "dups"}},
+        {"type", harness::AxisKind::Choice, "key type: int32, int64, float, double", {std::string("int32")}, {"int32", "int64", "float", "double"}, 0, 0},
+        {"keys", harness::AxisKind::Choice, "distinct (no key repeats within an array) or dups (about 8 copies of each key)", {std::string("distinct")}, {"distinct", "dups"}, 0, 0},
     };
   }
   std::vector<harness::VariantSpec> variants() const override {

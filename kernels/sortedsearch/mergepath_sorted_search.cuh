@@ -43,12 +43,36 @@ using DefaultMergePathTuning = std::conditional_t<sizeof(T) <= 4, MergePathTunin
 
 namespace detail {
 
+// Per-tile match counts go to a scratch array and one small kernel adds them up: a same-address
+// atomic per warp serialises in L2 and cost the complete search half its speed on an H100.
 template <int NT>
-__device__ __forceinline__ void block_add_to(unsigned long long* counter, unsigned value, unsigned* scratch) {
-  // Warp sums, then one atomic per warp: a tile holds at most NT * VT matches.
+__device__ __forceinline__ void block_sum_to(unsigned value, unsigned* warp_sums, unsigned* out) {
   for (int o = 16; o > 0; o >>= 1) value += __shfl_down_sync(0xffffffffu, value, o);
-  if ((threadIdx.x & 31) == 0 && value) atomicAdd(counter, static_cast<unsigned long long>(value));
-  (void)scratch;
+  if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x / 32] = value;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned total = 0;
+#pragma unroll
+    for (int w = 0; w < NT / 32; ++w) total += warp_sums[w];
+    *out = total;
+  }
+  __syncthreads();
+}
+
+__global__ void sum_tile_counts_kernel(const unsigned* __restrict__ tile_counts, int tiles,
+                                       unsigned long long* __restrict__ match_counts) {
+  __shared__ unsigned long long part[2][32];
+  unsigned long long a = 0, b = 0;
+  for (int t = threadIdx.x; t < tiles; t += blockDim.x) a += tile_counts[2 * t], b += tile_counts[2 * t + 1];
+  for (int o = 16; o > 0; o >>= 1) a += __shfl_down_sync(0xffffffffu, a, o), b += __shfl_down_sync(0xffffffffu, b, o);
+  if ((threadIdx.x & 31) == 0) part[0][threadIdx.x / 32] = a, part[1][threadIdx.x / 32] = b;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    a = b = 0;
+    for (int w = 0; w < int(blockDim.x / 32); ++w) a += part[0][w], b += part[1][w];
+    match_counts[0] = a;
+    match_counts[1] = b;
+  }
 }
 
 // DeviceSerialSearch: VT steps of the merge from (a_i, b_i) in shared memory. Results go to
@@ -80,7 +104,7 @@ __device__ __forceinline__ unsigned serial_search(const T* keys, int a_i, int a_
       bool match = false;
       if (MatchA) {
         if (B == Bounds::Upper)
-          match = (!RangeCheck || b_i > b_start) && !comp(b_prev, a_key);
+          match = (!RangeCheck || b_i > a_end) && !comp(b_prev, a_key);  // b_prev is a B key (halo included)
         else
           match = (!RangeCheck || b_i < b_end) && !comp(a_key, b_key);
       }
@@ -122,7 +146,7 @@ __global__ void __launch_bounds__(NT) sorted_search_kernel(const T* __restrict__
                                                            std::uint32_t* __restrict__ a_out,
                                                            std::uint32_t* __restrict__ b_out,
                                                            const std::uint32_t* __restrict__ a_lower,
-                                                           unsigned long long* __restrict__ match_counts, Comp comp) {
+                                                           unsigned* __restrict__ tile_counts, Comp comp) {
   constexpr int NV = NT * VT;
   constexpr bool IndexA = has_index(OA), MatchA = has_match(OA), IndexB = has_index(OB), MatchB = has_match(OB);
   // Keys need room for the tile, four halo elements and the read-ahead past the last step; the
@@ -216,21 +240,22 @@ __global__ void __launch_bounds__(NT) sorted_search_kernel(const T* __restrict__
   }
   if (OB != Output::None)
     for (int i = tid; i < b_n; i += NT) b_out[b0 + i] = sh.indices[a_n + i];
-  if (match_counts) {
-    if (MatchA) detail::block_add_to<NT>(match_counts + 0, a_matches, nullptr);
-    if (MatchB) detail::block_add_to<NT>(match_counts + 1, b_matches, nullptr);
+  if (tile_counts) {
+    __shared__ unsigned warp_sums[NT / 32];
+    detail::block_sum_to<NT>(a_matches, warp_sums, tile_counts + 2 * tile);
+    detail::block_sum_to<NT>(b_matches, warp_sums, tile_counts + 2 * tile + 1);
   }
 }
 
-// Scratch the launcher needs: the partition array.
+// Scratch the launcher needs: the partition array, then two match counts per tile.
 template <class Tuning>
 std::size_t mergepath_scratch_bytes(std::int64_t a_count, std::int64_t b_count) {
   std::int64_t tiles = (a_count + b_count + Tuning::nv - 1) / Tuning::nv;
-  return static_cast<std::size_t>(tiles + 1) * sizeof(int);
+  return static_cast<std::size_t>(tiles + 2) * sizeof(int) + static_cast<std::size_t>(tiles) * 2 * sizeof(unsigned);
 }
 
 // SortedSearch<Bounds, TypeA, TypeB>. Sizes below 2^31 (indices are 32-bit with a flag bit).
-// `match_counts` (device, two words: A matched, B matched) is zeroed and filled when non-null.
+// `match_counts` (device, two words: A keys matched, B keys matched) is filled when non-null.
 // `a_lower` turns the A output into SortedEqualityCount (B must be Upper, OA Index).
 template <class Tuning, Bounds B, Output OA, Output OB, class T, class Comp = Less>
 void mergepath_sorted_search(const T* a, int a_count, const T* b, int b_count, std::uint32_t* a_out,
@@ -238,15 +263,22 @@ void mergepath_sorted_search(const T* a, int a_count, const T* b, int b_count, s
                              cudaStream_t stream, const std::uint32_t* a_lower = nullptr, Comp comp = {}) {
   static_assert(Tuning::vt <= 32, "decision bits are kept in one 32-bit word");
   std::int64_t total = std::int64_t(a_count) + b_count;
-  if (match_counts) LP_CUDA(cudaMemsetAsync(match_counts, 0, 2 * sizeof(unsigned long long), stream));
-  if (total == 0) return;
+  if (total == 0) {
+    if (match_counts) LP_CUDA(cudaMemsetAsync(match_counts, 0, 2 * sizeof(unsigned long long), stream));
+    return;
+  }
   int tiles = static_cast<int>((total + Tuning::nv - 1) / Tuning::nv);
   int* mp = static_cast<int*>(scratch);
+  unsigned* tile_counts = match_counts ? reinterpret_cast<unsigned*>(mp + tiles + 2) : nullptr;
   merge_partition_kernel<B><<<(tiles + 1 + 127) / 128, 128, 0, stream>>>(a, a_count, b, b_count, Tuning::nv, tiles + 1, mp, comp);
   LP_CUDA_LAUNCH("merge_partition_kernel");
   sorted_search_kernel<Tuning::nt, Tuning::vt, B, OA, OB><<<tiles, Tuning::nt, 0, stream>>>(
-      a, a_count, b, b_count, mp, a_out, b_out, a_lower, match_counts, comp);
+      a, a_count, b, b_count, mp, a_out, b_out, a_lower, tile_counts, comp);
   LP_CUDA_LAUNCH("sorted_search_kernel");
+  if (match_counts) {
+    detail::sum_tile_counts_kernel<<<1, 1024, 0, stream>>>(tile_counts, tiles, match_counts);
+    LP_CUDA_LAUNCH("sum_tile_counts_kernel");
+  }
 }
 
 }  // namespace lp::sortedsearch

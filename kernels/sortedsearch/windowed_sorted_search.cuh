@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "../common/cuda_check.cuh"
+#include "binary_search.cuh"
 #include "bounds.hpp"
 
 namespace lp::sortedsearch {
@@ -40,62 +41,87 @@ __global__ void __launch_bounds__(NT) windowed_search_kernel(const T* __restrict
                                                              const T* __restrict__ b, const int* __restrict__ bounds,
                                                              std::uint32_t* __restrict__ out, Comp comp) {
   constexpr int NV = NT * VT;
-  // Needles are staged with a stride of VT + (VT % 2 == 0) words so that thread k's run starts in
-  // bank k * stride mod 32: an odd stride keeps the 32 threads of a warp on 32 banks.
+  // Runs are staged with an odd stride so that thread k's run starts in bank (k * stride) mod 32:
+  // the 32 threads of a warp read 32 different banks. Results reuse the needles' bytes.
   constexpr int STRIDE = VT + (VT % 2 == 0);
+  union Runs {
+    T needles[NT * STRIDE];
+    std::uint32_t results[NT * STRIDE];
+  };
   __shared__ T win[WINDOW];
-  __shared__ T needles[NT * STRIDE];
-  __shared__ std::uint32_t res[NT * STRIDE];
+  __shared__ Runs runs;
   const int tid = threadIdx.x;
-  const int tile = blockIdx.x;
-  const int a0 = tile * NV;
+  const int a0 = blockIdx.x * NV;
   const int a_n = min(NV, a_count - a0);
-  const int w0 = bounds[tile], w1 = bounds[tile + 1];
+  const int w0 = bounds[blockIdx.x], w1 = bounds[blockIdx.x + 1];
   const int w_n = w1 - w0;
-
-  // Coalesced, striped loads of the needles, transposed to per-thread runs through shared memory.
-#pragma unroll
-  for (int k = 0; k < VT; ++k) {
-    int i = k * NT + tid;
-    if (i < a_n) needles[(i / VT) * STRIDE + i % VT] = a[a0 + i];
-  }
   const bool staged = w_n <= WINDOW;
-  if (staged) {
-    for (int i = tid; i < w_n; i += NT) win[i] = b[w0 + i];
+
+  // Coalesced, striped loads (all issued before the first shared store), transposed to runs.
+  {
+    T reg[VT];
+#pragma unroll
+    for (int k = 0; k < VT; ++k) {
+      int i = k * NT + tid;
+      if (i < a_n) reg[k] = a[a0 + i];
+    }
+#pragma unroll
+    for (int k = 0; k < VT; ++k) {
+      int i = k * NT + tid;
+      if (i < a_n) runs.needles[(i / VT) * STRIDE + i % VT] = reg[k];
+    }
   }
+  if (staged)
+    for (int i = tid; i < w_n; i += NT) win[i] = b[w0 + i];
   __syncthreads();
 
-  const int first = tid * VT;
-  const int steps = min(VT, a_n - first);
-  const T* run = needles + tid * STRIDE;
-  std::uint32_t* mine = res + tid * STRIDE;
+  const int steps = min(VT, a_n - tid * VT);
+  T key[VT];
+#pragma unroll
+  for (int k = 0; k < VT; ++k)
+    if (k < steps) key[k] = runs.needles[tid * STRIDE + k];
+  std::uint32_t res[VT];
   if (steps > 0) {
     if (staged) {
       // One binary search for the run's first needle, then a merge-like walk.
-      int j = static_cast<int>(bound_in<B>(win, 0, w_n, run[0], comp));
+      int j = static_cast<int>(bound_in<B>(win, 0, w_n, key[0], comp));
 #pragma unroll
       for (int k = 0; k < VT; ++k) {
         if (k < steps) {
-          T key = run[k];
-          while (j < w_n && !take_a<B>(key, win[j], comp)) ++j;
-          mine[k] = static_cast<std::uint32_t>(w0 + j);
+          while (j < w_n && !take_a<B>(key[k], win[j], comp)) ++j;
+          res[k] = static_cast<std::uint32_t>(w0 + j);
         }
       }
     } else {
-      // The window is too large to stage: binary searches over b[w0, w1), each starting where the
-      // previous needle's bound lies (needles are sorted).
-      std::int64_t lo = w0;
-      for (int k = 0; k < steps; ++k) {
-        lo = bound_in<B>(b, lo, w1, run[k], comp);
-        mine[k] = static_cast<std::uint32_t>(lo);
+      // The window is too large to stage (clustered keys): VT binary searches over b[w0, w1) in
+      // lockstep, so that each step issues VT independent loads instead of one.
+      // Branchless form: the remaining length n is the same for every needle, and every probe
+      // b[base + half] lies inside [w0, w1).
+      int base[VT];
+#pragma unroll
+      for (int k = 0; k < VT; ++k) base[k] = w0;
+      for (int n = w_n; n > 1; n -= n >> 1) {
+        const int half = n >> 1;
+#pragma unroll
+        for (int k = 0; k < VT; ++k)
+          if (k < steps && !take_a<B>(key[k], b[base[k] + half], comp)) base[k] += half;
       }
+#pragma unroll
+      for (int k = 0; k < VT; ++k)
+        if (k < steps && w_n > 0 && !take_a<B>(key[k], b[base[k]], comp)) ++base[k];
+#pragma unroll
+      for (int k = 0; k < VT; ++k) res[k] = static_cast<std::uint32_t>(base[k]);
     }
   }
   __syncthreads();
 #pragma unroll
+  for (int k = 0; k < VT; ++k)
+    if (k < steps) runs.results[tid * STRIDE + k] = res[k];
+  __syncthreads();
+#pragma unroll
   for (int k = 0; k < VT; ++k) {
     int i = k * NT + tid;
-    if (i < a_n) out[a0 + i] = res[(i / VT) * STRIDE + i % VT];
+    if (i < a_n) out[a0 + i] = runs.results[(i / VT) * STRIDE + i % VT];
   }
 }
 
@@ -104,11 +130,18 @@ std::size_t windowed_scratch_bytes(std::int64_t a_count) {
   return static_cast<std::size_t>((a_count + Tuning::nv - 1) / Tuning::nv + 1) * sizeof(int);
 }
 
-// Bound (Lower or Upper) of every needle of sorted A into sorted B. Sizes below 2^31.
+// Bound (Lower or Upper) of every needle of sorted A into sorted B. Sizes below 2^31. When the
+// haystack per tile would overflow the window on average (|B| > window/tile * |A|), one thread
+// per needle searching the whole haystack is the better schedule: it reads only the cache lines
+// on the needles' search paths, and A is too small to fill the GPU with tiles anyway.
 template <class Tuning, Bounds B, class T, class Comp = Less>
 void windowed_sorted_search(const T* a, int a_count, const T* b, int b_count, std::uint32_t* out, void* scratch,
                             cudaStream_t stream, Comp comp = {}) {
   if (a_count == 0) return;
+  if (std::int64_t(b_count) * Tuning::nv > std::int64_t(a_count) * Tuning::window) {
+    binary_search<B>(a, a_count, b, b_count, out, stream, comp);
+    return;
+  }
   int tiles = (a_count + Tuning::nv - 1) / Tuning::nv;
   int* bounds = static_cast<int*>(scratch);
   window_partition_kernel<B><<<(tiles + 1 + 127) / 128, 128, 0, stream>>>(a, a_count, b, b_count, Tuning::nv, tiles, bounds, comp);

@@ -212,6 +212,12 @@ int main() {
   std::vector<int> runs_a, runs_b;
   for (int k = 0; k < 60000; ++k) runs_a.push_back(k / 2500), runs_b.push_back(k / 7001);
   check_all(runs_a, runs_b, rng, "long runs");
+  // A haystack packed into a narrow key range: the tiles of A that cover it see a window far
+  // larger than shared memory (the windowed search's in-kernel fallback), the others see none.
+  std::vector<int> spread = sorted_random<int>(rng, 60000, 0, 60000), packed = sorted_random<int>(rng, 60000, 30000, 30100);
+  check_all(spread, packed, rng, "clustered haystack");
+  std::vector<double> spread_d(spread.begin(), spread.end()), packed_d(packed.begin(), packed.end());
+  check_all(spread_d, packed_d, rng, "clustered haystack (double)");
   LP_CUDA(cudaDeviceSynchronize());
   return test_summary("gpu_sortedsearch");
 }

@@ -2,6 +2,7 @@
 // vectorized binary search, and Thrust/CUB peers, on sorted keys A (needles) and B (haystack).
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <sstream>
@@ -56,10 +57,8 @@ class SortedSearchPoint final : public harness::Point {
     const std::int64_t na = harness::as_int(p, "a_size"), nb = harness::as_int(p, "b_size");
     const std::string& keys = harness::as_str(p, "keys");
     // Both arrays spread over the same key range, so they interleave whatever their sizes.
-    // distinct: 2^30 (2^23 for float, whose 24-bit mantissa would merge neighbours) wide;
-    // dups: one eighth of the larger array, about 8 copies of each key.
-    std::int64_t span = keys == "dups" ? std::max<std::int64_t>(1, std::max(na, nb) / 8)
-                                       : (std::is_same_v<T, float> ? (1ll << 23) : (1ll << 30));
+    // distinct: 2^30 wide; dups: one eighth of the larger array, about 8 copies of each key.
+    std::int64_t span = keys == "dups" ? std::max<std::int64_t>(1, std::max(na, nb) / 8) : (1ll << 30);
     std::string tag = harness::to_string(p.at("a_size")) + "/" + harness::to_string(p.at("b_size")) + "/" + keys;
     a_ = convert(harness::sorted_integers(na, span, harness::derive_seed(seed, "A/" + tag)));
     b_ = convert(harness::sorted_integers(nb, span, harness::derive_seed(seed, "B/" + tag)));
@@ -176,9 +175,26 @@ class SortedSearchPoint final : public harness::Point {
   std::vector<std::uint32_t>& host_b() { return host_b_; }
 
  private:
+  // Integers map to keys monotonically and one to one. Floating keys are the x-th positive normal
+  // value (IEEE bit patterns of positive numbers sort like integers), so 2^26 "distinct" floats
+  // stay distinct where a value cast would merge neighbours beyond the 24-bit mantissa.
   static std::vector<T> convert(const std::vector<std::int64_t>& v) {
     std::vector<T> out(v.size());
-    std::transform(v.begin(), v.end(), out.begin(), [](std::int64_t x) { return static_cast<T>(x); });
+    std::transform(v.begin(), v.end(), out.begin(), [](std::int64_t x) {
+      if constexpr (std::is_same_v<T, float>) {
+        std::uint32_t bits = static_cast<std::uint32_t>(x) + 0x00800000u;  // smallest normal float
+        float f;
+        std::memcpy(&f, &bits, sizeof f);
+        return f;
+      } else if constexpr (std::is_same_v<T, double>) {
+        std::uint64_t bits = static_cast<std::uint64_t>(x) + 0x0010000000000000ull;  // smallest normal double
+        double d;
+        std::memcpy(&d, &bits, sizeof d);
+        return d;
+      } else {
+        return static_cast<T>(x);
+      }
+    });
     return out;
   }
   static const Def<T>& def(const std::string& name) {

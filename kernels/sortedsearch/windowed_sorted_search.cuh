@@ -76,37 +76,25 @@ __global__ void __launch_bounds__(NT) windowed_search_kernel(const T* __restrict
   __syncthreads();
 
   const int steps = min(VT, a_n - tid * VT);
-  const T* run = runs.needles + tid * STRIDE;
+  T key[VT];
+#pragma unroll
+  for (int k = 0; k < VT; ++k)
+    if (k < steps) key[k] = runs.needles[tid * STRIDE + k];
   std::uint32_t res[VT];
-  T key[VT];  // only the fallback path below indexes these by constants
   if (steps > 0) {
     if (staged) {
-      // One binary search for the run's first needle, then one merge-like loop in which each step
-      // either emits the current needle's bound or advances the haystack. A warp then pays
-      // max over lanes of (VT + walk), not the sum over needles of each needle's longest walk:
-      // with runs of equal keys that sum was 3x larger (warp divergence). Results enter a
-      // shift-register queue so that no register array is indexed at run time.
-      int j = static_cast<int>(bound_in<B>(win, 0, w_n, run[0], comp));
-      T a_key = run[0];
-      T b_key = j < w_n ? win[j] : a_key;
-      for (int k = 0; k < VT;) {
-        if (k < steps && j < w_n && !take_a<B>(a_key, b_key, comp)) {
-          ++j;
-          if (j < w_n) b_key = win[j];
-        } else {
+      // One binary search for the run's first needle, then a merge-like walk.
+      int j = static_cast<int>(bound_in<B>(win, 0, w_n, key[0], comp));
 #pragma unroll
-          for (int i = 0; i + 1 < VT; ++i) res[i] = res[i + 1];
-          res[VT - 1] = static_cast<std::uint32_t>(w0 + j);
-          ++k;
-          if (k < steps) a_key = run[k];
+      for (int k = 0; k < VT; ++k) {
+        if (k < steps) {
+          while (j < w_n && !take_a<B>(key[k], win[j], comp)) ++j;
+          res[k] = static_cast<std::uint32_t>(w0 + j);
         }
       }
     } else {
       // The window is too large to stage (clustered keys): VT binary searches over b[w0, w1) in
       // lockstep, so that each step issues VT independent loads instead of one.
-#pragma unroll
-      for (int k = 0; k < VT; ++k)
-        if (k < steps) key[k] = run[k];
       // Branchless form: the remaining length n is the same for every needle, and every probe
       // b[base + half] lies inside [w0, w1).
       int base[VT];

@@ -22,9 +22,7 @@
 #include "kernels/common/cuda_check.cuh"
 #include "results.hpp"
 
-#ifndef LP_GIT_COMMIT
-#define LP_GIT_COMMIT "unknown"
-#endif
+#include "git_commit.inc"  // generated at build time: LP_GIT_COMMIT
 
 namespace harness {
 

@@ -17,15 +17,16 @@
 
 namespace lp::sortedsearch {
 
-template <int NT, int VT, int WINDOW>
+template <int NT, int VT, int WINDOW, int SKIP = 0>
 struct WindowedTuning {
-  static constexpr int nt = NT, vt = VT, nv = NT * VT, window = WINDOW;
+  static constexpr int nt = NT, vt = VT, nv = NT * VT, window = WINDOW, skip = SKIP;
 };
 
 // The window holds about twice a tile's needles' worth of haystack, within 48 KiB of static
-// shared memory for every key size.
+// shared memory for every key size. Skipping 8 keys at a time (measured on an H100, 2^26 + 2^26):
+// duplicate-heavy keys 51% -> 77% of the copy ceiling, distinct keys 85% -> 84%.
 template <class T>
-using DefaultWindowedTuning = std::conditional_t<sizeof(T) <= 4, WindowedTuning<256, 9, 4096>, WindowedTuning<128, 9, 2048>>;
+using DefaultWindowedTuning = std::conditional_t<sizeof(T) <= 4, WindowedTuning<256, 9, 4096, 8>, WindowedTuning<128, 9, 2048, 8>>;
 
 // bounds[t] = bound of the first needle of tile t into B; bounds[tiles] = |B|.
 template <Bounds B, class T, class Comp>
@@ -36,7 +37,7 @@ __global__ void window_partition_kernel(const T* __restrict__ a, int a_count, co
   bounds[t] = t == tiles ? b_count : static_cast<int>(bound_in<B>(b, 0, b_count, a[std::int64_t(t) * nv], comp));
 }
 
-template <int NT, int VT, int WINDOW, Bounds B, class T, class Comp>
+template <int NT, int VT, int WINDOW, int SKIP, Bounds B, class T, class Comp>
 __global__ void __launch_bounds__(NT) windowed_search_kernel(const T* __restrict__ a, int a_count,
                                                              const T* __restrict__ b, const int* __restrict__ bounds,
                                                              std::uint32_t* __restrict__ out, Comp comp) {
@@ -88,6 +89,10 @@ __global__ void __launch_bounds__(NT) windowed_search_kernel(const T* __restrict
 #pragma unroll
       for (int k = 0; k < VT; ++k) {
         if (k < steps) {
+          // Runs of equal haystack keys make some lane of a warp walk far at almost every k;
+          // skipping SKIP keys at a time bounds that lane's walk (and the warp's wait).
+          if (SKIP > 0)
+            while (j + SKIP <= w_n && !take_a<B>(key[k], win[j + SKIP - 1], comp)) j += SKIP;
           while (j < w_n && !take_a<B>(key[k], win[j], comp)) ++j;
           res[k] = static_cast<std::uint32_t>(w0 + j);
         }
@@ -146,7 +151,7 @@ void windowed_sorted_search(const T* a, int a_count, const T* b, int b_count, st
   int* bounds = static_cast<int*>(scratch);
   window_partition_kernel<B><<<(tiles + 1 + 127) / 128, 128, 0, stream>>>(a, a_count, b, b_count, Tuning::nv, tiles, bounds, comp);
   LP_CUDA_LAUNCH("window_partition_kernel");
-  windowed_search_kernel<Tuning::nt, Tuning::vt, Tuning::window, B><<<tiles, Tuning::nt, 0, stream>>>(a, a_count, b, bounds, out, comp);
+  windowed_search_kernel<Tuning::nt, Tuning::vt, Tuning::window, Tuning::skip, B><<<tiles, Tuning::nt, 0, stream>>>(a, a_count, b, bounds, out, comp);
   LP_CUDA_LAUNCH("windowed_search_kernel");
 }
 

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs what the build needs on Debian/Ubuntu, if missing: CMake, a C++ compiler, CLI11,
+# nlohmann/json, fmt, and matplotlib for the figures. The CUDA toolkit must already be there.
+set -euo pipefail
+pkgs=(cmake g++ make git libcli11-dev nlohmann-json3-dev libfmt-dev python3-matplotlib)
+missing=()
+for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "error: the CUDA toolkit (nvcc) is not installed; install it from NVIDIA first" >&2
+  exit 1
+fi

@@ -35,6 +35,14 @@ STYLE = {  # variant: (label, colour, marker, line style)
 }
 
 
+def plot_variants(ax, recs, x_of):
+    """One line per variant of STYLE: x_of(record) against G inputs/s."""
+    for v, (label, colour, marker, ls) in STYLE.items():
+        pts = sorted((x_of(r), 1.0 / r["ns_per_input"]) for r in recs if r["variant"] == v)
+        if pts:
+            ax.plot(*zip(*pts), marker=marker, color=colour, ls=ls, label=label)
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -48,10 +56,7 @@ def main():
     base = [r for r in recs if r["params"]["type"] == "int32" and r["params"]["keys"] == "distinct"
             and r["params"]["a_size"] == r["params"]["b_size"]]
     sizes = sorted({r["params"]["a_size"] + r["params"]["b_size"] for r in base})
-    for v, (label, colour, marker, ls) in STYLE.items():
-        pts = sorted((r["params"]["a_size"] + r["params"]["b_size"], 1.0 / r["ns_per_input"]) for r in base if r["variant"] == v)
-        if pts:
-            ax.plot(*zip(*pts), marker=marker, color=colour, ls=ls, label=label)
+    plot_variants(ax, base, lambda r: r["params"]["a_size"] + r["params"]["b_size"])
     # Ceiling in inputs/s: bytes per input at |A| = |B| is 4 + 4/2 (lower) and 4 + 4 (complete).
     ax.axhline(ceil / 6.0, color="k", ls="--", lw=1)
     ax.text(sizes[0], ceil / 6.0 * 1.04, f"copy ceiling, lower-bound traffic (6 B/input): {ceil / 6:.0f}", fontsize=8)
@@ -69,10 +74,7 @@ def main():
     ax = axes[1]
     skew = [r for r in recs if r["params"]["type"] == "int32" and r["params"]["keys"] == "distinct"
             and max(r["params"]["a_size"], r["params"]["b_size"]) == 2 ** 26]
-    for v, (label, colour, marker, ls) in STYLE.items():
-        pts = sorted((r["params"]["a_size"] / r["params"]["b_size"], 1.0 / r["ns_per_input"]) for r in skew if r["variant"] == v)
-        if pts:
-            ax.plot(*zip(*pts), marker=marker, color=colour, ls=ls, label=label)
+    plot_variants(ax, skew, lambda r: r["params"]["a_size"] / r["params"]["b_size"])
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("|A| / |B|  (the larger array is 2^26; A = needles, B = haystack)")

@@ -16,12 +16,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "results.hpp"
+
 namespace harness {
 namespace {
 
 using nlohmann::json;
-
-constexpr int kSchemaVersion = 1;
 
 // Callers promise exactly one line on `err`, so messages that embed foreign text (exception
 // messages, values read from a file) are flattened.
@@ -50,154 +50,37 @@ struct Failure {
   throw Failure{path + ": " + problem};
 }
 
-struct Timing {
-  bool present = false;  // false when the record has no usable median (skipped, failed early)
-  double median = 0.0;
-  double stddev = 0.0;
-};
-
-struct Record {
-  std::size_t index = 0;  // position in the file's "records" array, for messages
-  std::string study;
-  std::string variant;
-  std::string key;     // canonical identity used for matching
-  std::string shown;   // params as "k=v k=v" for the table
-  std::string status;  // ok | failed | skipped
-  std::string validation;  // pass | fail | skipped
-  Timing time;
-
-  bool skipped() const { return status == "skipped"; }
+// One record of a file, with what matching and the table need.
+struct Entry {
+  Record rec;
+  std::string key;    // canonical identity: study, variant and params
+  std::string shown;  // params as the table shows them
+  bool timed() const { return rec.time && rec.time->median > 0; }  // a zero median cannot divide
+  double median() const { return rec.time->median; }
+  double stddev() const { return rec.time->stddev; }
+  bool skipped() const { return rec.status == "skipped"; }
   // A failed run and a wrong answer are treated alike: neither yields a trustworthy timing.
-  bool failed() const { return status == "failed" || validation == "fail"; }
+  bool failed() const { return rec.status == "failed" || rec.validation == "fail"; }
 };
 
 struct ResultFile {
   std::string path;
   std::string study;
-  std::vector<Record> records;
+  std::vector<Entry> records;
 };
 
-bool is_power_of_two(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
-
-int log2_exact(std::uint64_t v) {
-  int k = 0;
-  while (v > 1) {
-    v >>= 1;
-    ++k;
+Entry read_record(const std::string& path, std::size_t index, const json& j) {
+  Entry e;
+  try {
+    e.rec = record_from_json(j, fmt::format("records[{}]", index));
+  } catch (const std::runtime_error& bad) {
+    fail(path, bad.what());
   }
-  return k;
-}
-
-// Sizes on sweeps are powers of two, and 2^26 reads far better in a table than 67108864.
-std::string show_value(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0)) {
-    const auto u = v.get<std::uint64_t>();
-    if (u >= 1024 && is_power_of_two(u)) return fmt::format("2^{}", log2_exact(u));
-    return std::to_string(u);
-  }
-  if (v.is_number_integer()) return std::to_string(v.get<std::int64_t>());
-  if (v.is_number_float()) return fmt::format("{}", v.get<double>());
-  // Not expected by the schema, but an unusual axis type should not stop a comparison.
-  return v.dump();
-}
-
-std::string show_params(const json& params) {
-  std::string s;
-  for (const auto& [k, v] : params.items()) {  // nlohmann objects iterate in sorted key order
-    if (!s.empty()) s += ' ';
-    s += k;
-    s += '=';
-    s += show_value(v);
-  }
-  return s.empty() ? "-" : s;
-}
-
-// Reads the fields of one record, naming the record and key in every complaint so that a broken
-// file can be fixed without a debugger.
-class RecordReader {
- public:
-  RecordReader(const std::string& path, std::size_t index, const json& rec)
-      : path_(path), where_(fmt::format("records[{}]", index)), rec_(rec) {}
-
-  const json* find(const json& obj, const char* key) const {
-    const auto it = obj.find(key);
-    return it == obj.end() ? nullptr : &*it;
-  }
-
-  const json& require(const json& obj, const char* key, const std::string& name) const {
-    const json* v = find(obj, key);
-    if (v == nullptr) problem(name, "is missing");
-    return *v;
-  }
-
-  std::string string_field(const char* key) const {
-    const json& v = require(rec_, key, key);
-    if (!v.is_string()) problem(key, fmt::format("must be a string, got {}", v.type_name()));
-    return v.get<std::string>();
-  }
-
-  std::string choice_field(const char* key, std::initializer_list<const char*> allowed) const {
-    std::string v = string_field(key);
-    std::string list;
-    for (const char* a : allowed) {
-      if (v == a) return v;
-      list += list.empty() ? a : fmt::format("|{}", a);
-    }
-    problem(key, fmt::format("must be one of {}, got '{}'", list, v));
-  }
-
-  double number(const json& v, const std::string& name) const {
-    if (!v.is_number()) problem(name, fmt::format("must be a number, got {}", v.type_name()));
-    return v.get<double>();
-  }
-
-  [[noreturn]] void problem(const std::string& key, const std::string& what) const {
-    fail(path_, fmt::format("{}: key '{}' {}", where_, key, one_line(what)));
-  }
-
-  const json& rec() const { return rec_; }
-
- private:
-  const std::string& path_;
-  std::string where_;
-  const json& rec_;
-};
-
-Record read_record(const std::string& path, std::size_t index, const json& j) {
-  if (!j.is_object()) fail(path, fmt::format("records[{}] must be an object, got {}", index, j.type_name()));
-  RecordReader r(path, index, j);
-  Record rec;
-  rec.index = index;
-  rec.study = r.string_field("study");
-  rec.variant = r.string_field("variant");
-  const json& params = r.require(j, "params", "params");
-  if (!params.is_object()) r.problem("params", fmt::format("must be an object, got {}", params.type_name()));
-  rec.status = r.choice_field("status", {"ok", "failed", "skipped"});
-  rec.validation = r.choice_field("validation", {"pass", "fail", "skipped"});
-
-  const json* time = r.find(j, "time_ms");
-  if (time == nullptr || time->is_null()) {
-    // Skipped and failed records legitimately carry no timing; a successful one must.
-    if (rec.status == "ok") r.problem("time_ms", "is missing or null although status is 'ok'");
-  } else if (!time->is_object()) {
-    r.problem("time_ms", fmt::format("must be an object or null, got {}", time->type_name()));
-  } else {
-    const double median = r.number(r.require(*time, "median", "time_ms.median"), "time_ms.median");
-    const json& sd = r.require(*time, "stddev", "time_ms.stddev");
-    // A single sample has no stddev and a writer may store it as null: take it as zero noise.
-    const double stddev = sd.is_null() ? 0.0 : r.number(sd, "time_ms.stddev");
-    if (!std::isfinite(median) || median < 0.0) r.problem("time_ms.median", fmt::format("must be >= 0, got {}", median));
-    if (!std::isfinite(stddev) || stddev < 0.0) r.problem("time_ms.stddev", fmt::format("must be >= 0, got {}", stddev));
-    // A zero median cannot be the denominator of a ratio, so it counts as no timing.
-    rec.time = Timing{median > 0.0, median, stddev};
-  }
-
-  // '\x1f' cannot occur in the dumped JSON (control characters are escaped there) nor sensibly in
-  // a study or variant name, so the concatenation is unambiguous.
-  rec.key = rec.study + '\x1f' + rec.variant + '\x1f' + params.dump();
-  rec.shown = show_params(params);
-  return rec;
+  // '\x1f' cannot occur in dumped JSON (control characters are escaped there) nor sensibly in a
+  // study or variant name, so the concatenation is unambiguous; nlohmann objects dump sorted.
+  e.key = e.rec.study + '\x1f' + e.rec.variant + '\x1f' + j.at("params").dump();
+  e.shown = format_params(e.rec.params);
+  return e;
 }
 
 ResultFile load(const std::string& path) {
@@ -238,7 +121,7 @@ ResultFile load(const std::string& path) {
   std::map<std::string, std::size_t> seen;
   file.records.reserve(records->size());
   for (std::size_t i = 0; i < records->size(); ++i) {
-    Record rec = read_record(path, i, (*records)[i]);
+    Entry rec = read_record(path, i, (*records)[i]);
     // Two records with one identity would make the matching ambiguous; better to refuse than to
     // compare against an arbitrary one.
     const auto [it, inserted] = seen.emplace(rec.key, i);
@@ -276,7 +159,17 @@ struct Row {
   bool gate_fails = false;
 };
 
-std::string show_ms(const Timing& t) { return t.present ? fmt::format("{:.4f}", t.median) : "-"; }
+std::string show_ms(const Entry& e) { return e.timed() ? fmt::format("{:.4f}", e.median()) : "-"; }
+
+// A row for a record that has no partner in the other file.
+Row unmatched_row(const Entry& e, Verdict v) {
+  Row row;
+  row.variant = e.rec.variant;
+  row.params = e.shown;
+  (v == Verdict::Missing ? row.base_ms : row.new_ms) = show_ms(e);
+  row.verdict = v;
+  return row;
+}
 
 std::string show_percent(double fraction) {
   const double pct = fraction * 100.0;
@@ -286,12 +179,12 @@ std::string show_percent(double fraction) {
   return s + "%";
 }
 
-Row compare_pair(const Record& b, const Record& n, double threshold) {
+Row compare_pair(const Entry& b, const Entry& n, double threshold) {
   Row row;
-  row.variant = n.variant;
+  row.variant = n.rec.variant;
   row.params = n.shown;
-  row.base_ms = show_ms(b.time);
-  row.new_ms = show_ms(n.time);
+  row.base_ms = show_ms(b);
+  row.new_ms = show_ms(n);
 
   if (b.skipped() || n.skipped()) {
     row.verdict = Verdict::Skipped;
@@ -302,20 +195,20 @@ Row compare_pair(const Record& b, const Record& n, double threshold) {
     row.verdict = Verdict::Invalid;
     // Failing in both is a known problem, not a regression introduced by NEW.
     row.gate_fails = !b.failed();
-    const char* what = n.status == "failed" ? "run failed in NEW" : "validation failed in NEW";
+    const char* what = n.rec.status == "failed" ? "run failed in NEW" : "validation failed in NEW";
     row.note = row.gate_fails ? what : fmt::format("{}, also in BASE", what);
     return row;
   }
-  if (!b.time.present || !n.time.present) {
+  if (!b.timed() || !n.timed()) {
     row.verdict = Verdict::Skipped;
-    row.note = !b.time.present ? "no timing in BASE" : "no timing in NEW";
+    row.note = !b.timed() ? "no timing in BASE" : "no timing in NEW";
     return row;
   }
 
-  const double r = n.time.median / b.time.median;
+  const double r = n.median() / b.median();
   // Two standard errors of the difference of the medians, relative to BASE: a change smaller than
   // what the runs' own scatter explains is not reported, however tight the threshold.
-  const double noise = 2.0 * std::hypot(b.time.stddev, n.time.stddev) / b.time.median;
+  const double noise = 2.0 * std::hypot(b.stddev(), n.stddev()) / b.median();
   const double allowance = std::max(threshold, noise);
   row.ratio = fmt::format("{:.3f}", r);
   if (r > 1.0 + allowance) {
@@ -409,21 +302,16 @@ int compare_results(const std::string& base_path, const std::string& new_path, d
                                  one_line(base.study), base_path));
     }
 
-    std::map<std::string, const Record*> new_by_key;
-    for (const Record& r : neu.records) new_by_key.emplace(r.key, &r);
+    std::map<std::string, const Entry*> new_by_key;
+    for (const Entry& r : neu.records) new_by_key.emplace(r.key, &r);
 
     std::vector<Row> rows;
     std::set<std::string> matched_keys;
     std::size_t matched = 0;
-    for (const Record& b : base.records) {
+    for (const Entry& b : base.records) {
       const auto it = new_by_key.find(b.key);
       if (it == new_by_key.end()) {
-        Row row;
-        row.variant = b.variant;
-        row.params = b.shown;
-        row.base_ms = show_ms(b.time);
-        row.verdict = Verdict::Missing;
-        rows.push_back(std::move(row));
+        rows.push_back(unmatched_row(b, Verdict::Missing));
         continue;
       }
       ++matched;
@@ -431,15 +319,8 @@ int compare_results(const std::string& base_path, const std::string& new_path, d
       rows.push_back(compare_pair(b, *it->second, threshold));
     }
     if (matched == 0) fail(new_path, fmt::format("no record of NEW matches BASE ({})", base_path));
-    for (const Record& n : neu.records) {
-      if (matched_keys.count(n.key) != 0) continue;
-      Row row;
-      row.variant = n.variant;
-      row.params = n.shown;
-      row.new_ms = show_ms(n.time);
-      row.verdict = Verdict::New;
-      rows.push_back(std::move(row));
-    }
+    for (const Entry& n : neu.records)
+      if (matched_keys.count(n.key) == 0) rows.push_back(unmatched_row(n, Verdict::New));
 
     std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
       if (a.variant != b.variant) return a.variant < b.variant;

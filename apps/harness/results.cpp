@@ -32,13 +32,6 @@ TimeStats TimeStats::of(std::vector<double> samples) {
   return t;
 }
 
-static VariantKind kind_from(const std::string& s) {
-  if (s == "ours") return VariantKind::Ours;
-  if (s == "peer") return VariantKind::Peer;
-  if (s == "cpu") return VariantKind::Cpu;
-  throw std::runtime_error("kind: unknown value '" + s + "'");
-}
-
 json record_to_json(const Record& r) {
   json j;
   j["study"] = r.study;
@@ -65,45 +58,121 @@ json record_to_json(const Record& r) {
   return j;
 }
 
-Record record_from_json(const json& j) {
-  auto need = [&](const char* key) -> const json& {
-    if (!j.contains(key)) throw std::runtime_error(std::string("missing key '") + key + "'");
-    return j.at(key);
-  };
-  try {
-    Record r;
-    r.study = need("study").get<std::string>();
-    r.variant = need("variant").get<std::string>();
-    r.kind = kind_from(need("kind").get<std::string>());
-    for (auto it = need("params").begin(); it != need("params").end(); ++it) {
-      if (it.value().is_number_integer() || it.value().is_number_unsigned())
-        r.params[it.key()] = it.value().get<std::int64_t>();
-      else if (it.value().is_number())
-        r.params[it.key()] = it.value().get<double>();
-      else
-        r.params[it.key()] = it.value().get<std::string>();
-    }
-    r.status = need("status").get<std::string>();
-    const json& t = need("time_ms");
-    if (!t.is_null()) {
-      TimeStats s;
-      s.median = t.at("median").get<double>();
-      s.min = t.at("min").get<double>();
-      s.max = t.at("max").get<double>();
-      s.stddev = t.at("stddev").get<double>();
-      s.samples = t.at("samples").get<std::vector<double>>();
-      r.time = s;
-      r.ns_per_input = need("ns_per_input").get<double>();
-      r.gbps = need("GBps").get<double>();
-      const json& f = need("fraction_of_copy_ceiling");
-      r.fraction_of_copy = f.is_null() ? 0.0 : f.get<double>();
-    }
-    r.validation = need("validation").get<std::string>();
-    r.note = need("note").get<std::string>();
-    return r;
-  } catch (const json::exception& e) {
-    throw std::runtime_error(std::string("wrong type: ") + e.what());
+namespace {
+
+// Reads one record, naming the record and the key in every complaint ("records[3]: key
+// 'time_ms.median' must be a number, got string"), so that a broken file can be fixed by hand.
+class RecordReader {
+ public:
+  RecordReader(const json& rec, const std::string& where) : rec_(rec), where_(where) {
+    if (!rec.is_object()) throw std::runtime_error(where + " must be an object, got " + rec.type_name());
   }
+  const json* find(const json& obj, const char* key) const {
+    auto it = obj.find(key);
+    return it == obj.end() ? nullptr : &*it;
+  }
+  const json& require(const json& obj, const char* key, const std::string& name) const {
+    const json* v = find(obj, key);
+    if (!v) problem(name, "is missing");
+    return *v;
+  }
+  std::string string_field(const char* key) const {
+    const json& v = require(rec_, key, key);
+    if (!v.is_string()) problem(key, std::string("must be a string, got ") + v.type_name());
+    return v.get<std::string>();
+  }
+  std::string choice_field(const char* key, std::initializer_list<const char*> allowed) const {
+    std::string v = string_field(key);
+    std::string list;
+    for (const char* a : allowed) {
+      if (v == a) return v;
+      list += (list.empty() ? "" : "|") + std::string(a);
+    }
+    problem(key, "must be one of " + list + ", got '" + v + "'");
+  }
+  double number(const json& v, const std::string& name) const {
+    if (!v.is_number()) problem(name, std::string("must be a number, got ") + v.type_name());
+    return v.get<double>();
+  }
+  [[noreturn]] void problem(const std::string& key, const std::string& what) const {
+    std::string msg = where_ + ": key '" + key + "' " + what;
+    std::replace(msg.begin(), msg.end(), '\n', ' ');  // callers promise one line
+    throw std::runtime_error(msg);
+  }
+
+ private:
+  const json& rec_;
+  std::string where_;
+};
+
+}  // namespace
+
+Params params_from_json(const json& j) {
+  Params p;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const json& v = it.value();
+    if (v.is_number_integer() || v.is_number_unsigned())
+      p[it.key()] = v.get<std::int64_t>();
+    else if (v.is_number())
+      p[it.key()] = v.get<double>();
+    else if (v.is_string())
+      p[it.key()] = v.get<std::string>();
+    else
+      p[it.key()] = v.dump();  // not produced by the harness; kept readable rather than refused
+  }
+  return p;
+}
+
+std::string format_params(const Params& p) {
+  std::string s;
+  for (const auto& [k, v] : p) {
+    std::string shown = to_string(v);
+    if (auto i = std::get_if<std::int64_t>(&v); i && *i >= 1024 && (*i & (*i - 1)) == 0)
+      shown = "2^" + std::to_string(63 - __builtin_clzll(static_cast<unsigned long long>(*i)));
+    s += (s.empty() ? "" : " ") + k + "=" + shown;
+  }
+  return s.empty() ? "-" : s;
+}
+
+Record record_from_json(const json& j, const std::string& where) {
+  RecordReader r(j, where);
+  Record rec;
+  rec.study = r.string_field("study");
+  rec.variant = r.string_field("variant");
+  const std::string kind = r.choice_field("kind", {"ours", "peer", "cpu"});
+  rec.kind = kind == "ours" ? VariantKind::Ours : kind == "peer" ? VariantKind::Peer : VariantKind::Cpu;
+  const json& params = r.require(j, "params", "params");
+  if (!params.is_object()) r.problem("params", std::string("must be an object, got ") + params.type_name());
+  rec.params = params_from_json(params);
+  rec.status = r.choice_field("status", {"ok", "failed", "skipped"});
+  rec.validation = r.choice_field("validation", {"pass", "fail", "skipped"});
+  if (const json* note = r.find(j, "note"); note && note->is_string()) rec.note = note->get<std::string>();
+  const json* time = r.find(j, "time_ms");
+  if (!time || time->is_null()) {
+    // Skipped and failed records legitimately carry no timing; a successful one must.
+    if (rec.status == "ok") r.problem("time_ms", "is missing or null although status is 'ok'");
+    return rec;
+  }
+  if (!time->is_object()) r.problem("time_ms", std::string("must be an object or null, got ") + time->type_name());
+  TimeStats t;
+  t.median = r.number(r.require(*time, "median", "time_ms.median"), "time_ms.median");
+  const json& sd = r.require(*time, "stddev", "time_ms.stddev");
+  t.stddev = sd.is_null() ? 0.0 : r.number(sd, "time_ms.stddev");  // one sample has no spread
+  if (!std::isfinite(t.median) || t.median < 0) r.problem("time_ms.median", "must be >= 0, got " + std::to_string(t.median));
+  if (!std::isfinite(t.stddev) || t.stddev < 0) r.problem("time_ms.stddev", "must be >= 0, got " + std::to_string(t.stddev));
+  if (const json* v = r.find(*time, "min"); v && !v->is_null()) t.min = r.number(*v, "time_ms.min");
+  if (const json* v = r.find(*time, "max"); v && !v->is_null()) t.max = r.number(*v, "time_ms.max");
+  if (const json* v = r.find(*time, "samples"); v && v->is_array())
+    for (size_t i = 0; i < v->size(); ++i) t.samples.push_back(r.number((*v)[i], "time_ms.samples[" + std::to_string(i) + "]"));
+  rec.time = t;
+  auto opt_number = [&](const char* key) {
+    const json* v = r.find(j, key);
+    return v && !v->is_null() ? r.number(*v, key) : 0.0;
+  };
+  rec.ns_per_input = opt_number("ns_per_input");
+  rec.gbps = opt_number("GBps");
+  rec.fraction_of_copy = opt_number("fraction_of_copy_ceiling");
+  return rec;
 }
 
 static std::string csv_field(const std::string& s) {

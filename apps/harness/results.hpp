@@ -31,7 +31,12 @@ struct Record {
 };
 
 nlohmann::json record_to_json(const Record& r);
-Record record_from_json(const nlohmann::json& j);  // throws std::runtime_error naming the key
+// The one reader of records (bench compare, tests, users' tools). Throws std::runtime_error with
+// one line naming `where` (e.g. "records[3]") and the key at fault.
+Record record_from_json(const nlohmann::json& j, const std::string& where = "record");
+Params params_from_json(const nlohmann::json& j);
+// "a_size=2^26 keys=distinct type=int32": keys in order, powers of two >= 1024 as 2^k.
+std::string format_params(const Params& p);
 
 // One CSV row per record, the same fields flattened (params as columns named param.<key>).
 std::string records_to_csv(const std::vector<Record>& records);

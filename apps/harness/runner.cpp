@@ -89,38 +89,24 @@ class Progress {
   bool tty_;
 };
 
-std::string short_value(const Value& v) {
-  if (auto i = std::get_if<std::int64_t>(&v)) {
-    std::int64_t x = *i;
-    if (x >= 1024 && (x & (x - 1)) == 0) return fmt::format("2^{}", 63 - __builtin_clzll(static_cast<unsigned long long>(x)));
-  }
-  return to_string(v);
-}
-
-std::string short_params(const Params& p) {
-  std::string s;
-  for (const auto& [k, v] : p) s += (s.empty() ? "" : " ") + k + "=" + short_value(v);
-  return s;
-}
-
 void print_summary(const std::vector<Record>& records, std::ostream& os) {
   size_t wv = 7, wp = 6;
   for (const auto& r : records) {
     wv = std::max(wv, r.variant.size());
-    wp = std::max(wp, short_params(r.params).size());
+    wp = std::max(wp, format_params(r.params).size());
   }
   os << fmt::format("{:<{}}  {:<4}  {:<{}}  {:>10}  {:>6}  {:>9}  {:>8}  {:>6}  {}\n", "variant", wv, "kind", "params",
                     wp, "median ms", "rsd%", "ns/input", "GB/s", "%copy", "check");
   for (const auto& r : records) {
     if (r.time)
       os << fmt::format("{:<{}}  {:<4}  {:<{}}  {:>10.4f}  {:>6.1f}  {:>9.5f}  {:>8.1f}  {:>6}  {}\n", r.variant, wv,
-                        to_string(r.kind), short_params(r.params), wp, r.time->median, 100 * r.time->rsd(),
+                        to_string(r.kind), format_params(r.params), wp, r.time->median, 100 * r.time->rsd(),
                         r.ns_per_input, r.gbps,
                         r.fraction_of_copy > 0 ? fmt::format("{:.1f}", 100 * r.fraction_of_copy) : "-",
                         r.validation);
     else
       os << fmt::format("{:<{}}  {:<4}  {:<{}}  {:>10}  {:>6}  {:>9}  {:>8}  {:>6}  {} ({})\n", r.variant, wv,
-                        to_string(r.kind), short_params(r.params), wp, "-", "-", "-", "-", "-", r.status, r.note);
+                        to_string(r.kind), format_params(r.params), wp, "-", "-", "-", "-", "-", r.status, r.note);
   }
 }
 
@@ -267,7 +253,7 @@ int study_main(int argc, char** argv, const Study& study) {
       }
     }
     for (const auto& v : cfg.variants) {
-      progress.show(done++, v + " " + short_params(params));
+      progress.show(done++, v + " " + format_params(params));
       Record r;
       r.study = study.name();
       r.variant = v;
@@ -324,7 +310,7 @@ int study_main(int argc, char** argv, const Study& study) {
           if (val.status == Validation::Status::Fail) {
             r.status = "failed";
             any_failed = true;
-            std::cerr << prog << ": VALIDATION FAILED: " << v << " at " << short_params(params) << ": " << val.detail << '\n';
+            std::cerr << prog << ": VALIDATION FAILED: " << v << " at " << format_params(params) << ": " << val.detail << '\n';
           }
         } else {
           r.note = "validation off";
@@ -346,7 +332,7 @@ int study_main(int argc, char** argv, const Study& study) {
           r.validation = "skipped";
           r.note = e.what();
           any_failed = true;
-          std::cerr << prog << ": ERROR: " << v << " at " << short_params(params) << ": " << e.what() << '\n';
+          std::cerr << prog << ": ERROR: " << v << " at " << format_params(params) << ": " << e.what() << '\n';
           if (is_fatal(e)) fatal = true, fatal_msg = e.what();
         }
       }

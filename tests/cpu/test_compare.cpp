@@ -214,7 +214,7 @@ void test_missing_and_new(const TempDir& d) {
 void test_param_key_order(const TempDir& d) {
   // Identity is the canonical params object, so the writer's key order must not matter.
   const std::string head =
-      R"({"schema_version": 1, "meta": {"study": "s"}, "records": [{"study": "s", "variant": "v", )";
+      R"({"schema_version": 1, "meta": {"study": "s"}, "records": [{"study": "s", "variant": "v", "kind": "ours", )";
   const std::string tail =
       R"(, "status": "ok", "validation": "pass", "time_ms": {"median": 1.0, "stddev": 0.0}}]})";
   const std::string base = d.write("order_base.json", head + R"("params": {"n": 4096, "op": "plus"})" + tail);

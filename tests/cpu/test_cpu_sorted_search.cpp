@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "sorted_inputs.hpp"
 #include "cpu_reference/sortedsearch/cpu_sorted_search.hpp"
 
 using lp::sortedsearch::Bounds;
@@ -71,14 +72,6 @@ static void check_pair(const std::vector<T>& a, const std::vector<T>& b, const c
   }
 }
 
-template <class T>
-static std::vector<T> sorted_random(std::mt19937_64& rng, size_t n, std::int64_t lo, std::int64_t hi) {
-  std::uniform_int_distribution<std::int64_t> d(lo, hi);
-  std::vector<T> v(n);
-  for (auto& x : v) x = static_cast<T>(d(rng));
-  std::sort(v.begin(), v.end());
-  return v;
-}
 
 int main() {
   for (std::uint64_t seed : {1ull, 2ull, 3ull}) {

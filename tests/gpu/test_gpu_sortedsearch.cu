@@ -10,6 +10,7 @@
 
 #include "apps/harness/device_buffer.hpp"
 #include "check.hpp"
+#include "sorted_inputs.hpp"
 #include "cpu_reference/sortedsearch/cpu_sorted_search.hpp"
 #include "kernels/sortedsearch/binary_search.cuh"
 #include "kernels/sortedsearch/mergepath_sorted_search.cuh"
@@ -143,14 +144,6 @@ static void check_binary(const std::vector<T>& a, const std::vector<T>& b, Devic
   expect_equal(ref, got, "binary search upper");
 }
 
-template <class T>
-static std::vector<T> sorted_random(std::mt19937_64& rng, size_t n, std::int64_t lo, std::int64_t hi) {
-  std::uniform_int_distribution<std::int64_t> d(lo, hi);
-  std::vector<T> v(n);
-  for (auto& x : v) x = static_cast<T>(d(rng));
-  std::sort(v.begin(), v.end());
-  return v;
-}
 
 template <class T>
 static void check_all(const std::vector<T>& a, const std::vector<T>& b, std::mt19937_64& rng, const std::string& what) {

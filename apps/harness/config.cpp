@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <regex>
-#include <set>
 
 #include "errors.hpp"
 

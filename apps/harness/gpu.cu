@@ -67,8 +67,8 @@ GpuInfo open_gpu(int device) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
-    g.absent_reason = e != cudaSuccess ? std::string(cudaGetErrorString(e)) : "no CUDA device found";
-    cudaGetLastError();  // clear the sticky-free error so later queries are not confused by it
+    g.absent_reason = e != cudaSuccess ? std::string("no usable CUDA device: ") + cudaGetErrorString(e) : "no CUDA device found";
+    cudaGetLastError();  // this error is not sticky: clear it so that later calls do not report it again
     return g;
   }
   if (device < 0 || device >= count)

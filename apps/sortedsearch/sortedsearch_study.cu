@@ -163,7 +163,6 @@ class SortedSearchPoint final : public harness::Point {
   const T* da_shuffled() const { return da_shuf_.get(); }
   const std::vector<T>& a() const { return a_; }
   const std::vector<T>& b() const { return b_; }
-  const std::vector<T>& a_shuffled_host() const { return a_shuf_; }
   std::uint32_t* out_a() { return out_a_.get(); }
   std::uint32_t* out_b() { return out_b_.get(); }
   T* out_merge() { return out_merge_.get(); }

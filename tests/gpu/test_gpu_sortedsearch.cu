@@ -171,6 +171,52 @@ static void random_cases(std::uint64_t seed, int trials, size_t max_n, const cha
   }
 }
 
+// The kernels are generic over the comparator: arrays sorted in descending order under
+// "greater" must give the same bounds as the CPU references under the same comparator.
+struct Greater {
+  template <class T>
+  LP_HD bool operator()(const T& a, const T& b) const { return a > b; }
+};
+
+static void check_comparator(std::mt19937_64& rng) {
+  for (int trial = 0; trial < 6; ++trial) {
+    size_t na = rng() % 9000, nb = rng() % 9000;
+    if (trial == 4) na /= 100;  // |A| << |B|: the windowed search's binary-search path
+    auto a = sorted_random<int>(rng, na, 0, 3000), b = sorted_random<int>(rng, nb, 0, 3000);
+    std::reverse(a.begin(), a.end());
+    std::reverse(b.begin(), b.end());
+    where = "comparator greater |A|=" + std::to_string(na) + " |B|=" + std::to_string(nb);
+    DeviceBuffer<int> da, db;
+    da.upload(a);
+    db.upload(b);
+    const int n_a = int(na), n_b = int(nb);
+    DeviceBuffer<u32> oa(na + 1), ob(nb + 1);
+    DeviceBuffer<unsigned long long> counts(2);
+    DeviceBuffer<char> scratch(std::max(ss::mergepath_scratch_bytes<SmallMP>(na, nb), ss::windowed_scratch_bytes<SmallWin>(na)));
+    std::vector<u32> ref_a(na), ref_b(nb);
+    auto got = [](DeviceBuffer<u32>& buf, size_t n) { auto v = buf.download(); v.resize(n); return v; };
+
+    oa.poison();
+    ob.poison();
+    ss::mergepath_sorted_search<SmallMP, Bounds::Lower, Output::IndexMatch, Output::IndexMatch>(da.get(), n_a, db.get(), n_b, oa.get(), ob.get(), scratch.get(), counts.get(), nullptr, nullptr, Greater{});
+    auto want = lp::cpu::sorted_search_both<Bounds::Lower>(a.data(), n_a, b.data(), n_b, ref_a.data(), ref_b.data(), true, Greater{});
+    expect_equal(ref_a, got(oa, na), "complete A");
+    expect_equal(ref_b, got(ob, nb), "complete B");
+    auto c = counts.download();
+    CHECK_MSG(c[0] == (unsigned long long)want.first && c[1] == (unsigned long long)want.second, where << " counts");
+
+    oa.poison();
+    ss::windowed_sorted_search<SmallWin, Bounds::Upper>(da.get(), n_a, db.get(), n_b, oa.get(), scratch.get(), nullptr, Greater{});
+    lp::cpu::binary_search<Bounds::Upper>(a.data(), n_a, b.data(), n_b, ref_a.data(), Greater{});
+    expect_equal(ref_a, got(oa, na), "windowed upper");
+
+    oa.poison();
+    ss::binary_search<Bounds::Lower>(da.get(), n_a, db.get(), n_b, oa.get(), nullptr, Greater{});
+    lp::cpu::binary_search<Bounds::Lower>(a.data(), n_a, b.data(), n_b, ref_a.data(), Greater{});
+    expect_equal(ref_a, got(oa, na), "binary search lower");
+  }
+}
+
 int main() {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
@@ -211,6 +257,7 @@ int main() {
   check_all(spread, packed, rng, "clustered haystack");
   std::vector<double> spread_d(spread.begin(), spread.end()), packed_d(packed.begin(), packed.end());
   check_all(spread_d, packed_d, rng, "clustered haystack (double)");
+  check_comparator(rng);
   LP_CUDA(cudaDeviceSynchronize());
   return test_summary("gpu_sortedsearch");
 }

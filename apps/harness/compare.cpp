@@ -179,7 +179,7 @@ std::string show_percent(double fraction) {
   return s + "%";
 }
 
-Row compare_pair(const Entry& b, const Entry& n, double threshold) {
+Row compare_pair(const Entry& b, const Entry& n, double threshold, bool gate_cpu) {
   Row row;
   row.variant = n.rec.variant;
   row.params = n.shown;
@@ -213,13 +213,15 @@ Row compare_pair(const Entry& b, const Entry& n, double threshold) {
   row.ratio = fmt::format("{:.3f}", r);
   if (r > 1.0 + allowance) {
     row.verdict = Verdict::Slower;
-    row.gate_fails = true;
+    row.gate_fails = gate_cpu || n.rec.kind != VariantKind::Cpu;
   } else if (r < 1.0 - allowance) {
     row.verdict = Verdict::Faster;
   } else {
     row.verdict = Verdict::Same;
   }
   if (noise > threshold) row.note = fmt::format("noise +/-{:.1f}%", noise * 100.0);
+  if (row.verdict == Verdict::Slower && !row.gate_fails)
+    row.note += fmt::format("{}CPU baseline, not gated (--include-cpu)", row.note.empty() ? "" : "; ");
   if (b.failed()) row.note += fmt::format("{}validation failed in BASE", row.note.empty() ? "" : "; ");
   return row;
 }
@@ -289,7 +291,7 @@ double parse_threshold(const std::string& text) {
 }
 
 int compare_results(const std::string& base_path, const std::string& new_path, double threshold,
-                    std::ostream& out, std::ostream& err) {
+                    std::ostream& out, std::ostream& err, bool gate_cpu) {
   try {
     if (!(threshold >= 0.0 && threshold < 1.0)) {
       err << "error: --threshold " << threshold << " must be a fraction in [0, 1)\n";
@@ -316,7 +318,7 @@ int compare_results(const std::string& base_path, const std::string& new_path, d
       }
       ++matched;
       matched_keys.insert(b.key);
-      rows.push_back(compare_pair(b, *it->second, threshold));
+      rows.push_back(compare_pair(b, *it->second, threshold, gate_cpu));
     }
     if (matched == 0) fail(new_path, fmt::format("no record of NEW matches BASE ({})", base_path));
     for (const Entry& n : neu.records)
@@ -328,10 +330,11 @@ int compare_results(const std::string& base_path, const std::string& new_path, d
     });
 
     std::map<Verdict, std::size_t> count;
-    std::size_t regressions_invalid = 0;
+    std::size_t regressions_invalid = 0, gated_slower = 0;
     for (const Row& r : rows) {
       ++count[r.verdict];
       if (r.verdict == Verdict::Invalid && r.gate_fails) ++regressions_invalid;
+      if (r.verdict == Verdict::Slower && r.gate_fails) ++gated_slower;
     }
     const std::size_t slower = count[Verdict::Slower];
 
@@ -341,12 +344,12 @@ int compare_results(const std::string& base_path, const std::string& new_path, d
         "threshold {}\n",
         matched, count[Verdict::Faster], count[Verdict::Same], slower, count[Verdict::Invalid], count[Verdict::Missing],
         count[Verdict::New], count[Verdict::Skipped], show_percent(threshold));
-    if (slower == 0 && regressions_invalid == 0) {
-      out << "verdict: no slow-down\n";
+    if (gated_slower == 0 && regressions_invalid == 0) {
+      out << "verdict: no slow-down" << (slower > gated_slower ? " (CPU baselines slower, not gated)" : "") << "\n";
       return 0;
     }
     std::string verdict;
-    if (slower > 0) verdict = fmt::format("SLOW-DOWN ({})", plural(slower, "record"));
+    if (gated_slower > 0) verdict = fmt::format("SLOW-DOWN ({})", plural(gated_slower, "record"));
     if (regressions_invalid > 0) {
       verdict += fmt::format("{}INVALID ({})", verdict.empty() ? "" : "; ", plural(regressions_invalid, "record"));
     }

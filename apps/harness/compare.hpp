@@ -22,8 +22,10 @@ double parse_threshold(const std::string& text);
 //      of NEW matches BASE. Exactly one line starting with "error: " goes to `err` and nothing to
 //      `out`.
 // Records only in one file ("missing", "new") and records skipped in either are listed but never
-// fail the gate.
+// fail the gate. CPU baselines (kind "cpu") get verdicts but fail the gate only with `gate_cpu`:
+// on a shared host they moved by up to 2.4x between two runs of unchanged code, far beyond the
+// spread that a few in-run samples show.
 int compare_results(const std::string& base_path, const std::string& new_path, double threshold,
-                    std::ostream& out, std::ostream& err);
+                    std::ostream& out, std::ostream& err, bool gate_cpu = false);
 
 }  // namespace harness

@@ -94,9 +94,9 @@ struct Outcome {
   std::string err;
 };
 
-Outcome run(const std::string& base, const std::string& neu, double threshold = 0.05) {
+Outcome run(const std::string& base, const std::string& neu, double threshold = 0.05, bool gate_cpu = false) {
   std::ostringstream out, err;
-  const int code = harness::compare_results(base, neu, threshold, out, err);
+  const int code = harness::compare_results(base, neu, threshold, out, err, gate_cpu);
   return {code, out.str(), err.str()};
 }
 
@@ -156,6 +156,23 @@ void test_slower(const TempDir& d) {
   CHECK(verdict_is(o.out, "alpha", "same"));
   CHECK(has(o.out, "0 faster, 2 same, 1 slower"));
   CHECK_MSG(has(o.out, "verdict: SLOW-DOWN (1 record)"), o.out);
+}
+
+void test_cpu_not_gated(const TempDir& d) {
+  // A CPU baseline 50% slower is reported but fails the gate only when asked to.
+  auto base = base_records(), slow = base_records();
+  base.push_back(record("cpu_ref", params(1 << 26), 100.0, 0.5));
+  slow.push_back(record("cpu_ref", params(1 << 26), 150.0, 0.5));
+  base.back()["kind"] = slow.back()["kind"] = "cpu";
+  const std::string b = d.write("cpu_base.json", document(base)), n = d.write("cpu_new.json", document(slow));
+  Outcome o = run(b, n);
+  CHECK_MSG(o.code == 0, o.out << o.err);
+  CHECK(verdict_is(o.out, "cpu_ref", "slower"));
+  CHECK(has(row(o.out, "cpu_ref"), "not gated"));
+  CHECK_MSG(has(o.out, "verdict: no slow-down (CPU baselines slower, not gated)"), o.out);
+  o = run(b, n, 0.05, true);
+  CHECK_MSG(o.code == 1, o.out << o.err);
+  CHECK(has(o.out, "verdict: SLOW-DOWN (1 record)"));
 }
 
 void test_faster(const TempDir& d) {
@@ -374,6 +391,7 @@ int main() {
     const TempDir dir;
     test_same_file(dir);
     test_slower(dir);
+    test_cpu_not_gated(dir);
     test_faster(dir);
     test_threshold_respected(dir);
     test_noise_allowance(dir);

@@ -68,7 +68,7 @@ def main():
     ax.set_ylabel("G inputs/s  (|A| + |B| per ns)")
     ax.set_title("(a) throughput against size")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7.5, loc="lower right")
+    ax.legend(fontsize=7.5, loc="lower right", bbox_to_anchor=(1.0, 0.11))
 
     # (b) |A| != |B|
     ax = axes[1]

@@ -35,12 +35,18 @@ STYLE = {  # variant: (label, colour, marker, line style)
 }
 
 
-def plot_variants(ax, recs, x_of):
-    """One line per variant of STYLE: x_of(record) against G inputs/s."""
+def plot_variants(ax, recs, x_of, xlabel, title):
+    """One line per variant of STYLE: x_of(record) against G inputs/s, on log-log axes."""
     for v, (label, colour, marker, ls) in STYLE.items():
         pts = sorted((x_of(r), 1.0 / r["ns_per_input"]) for r in recs if r["variant"] == v)
         if pts:
             ax.plot(*zip(*pts), marker=marker, color=colour, ls=ls, label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("G inputs/s  (|A| + |B| per ns)")
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
 
 
 def main():
@@ -56,31 +62,22 @@ def main():
     base = [r for r in recs if r["params"]["type"] == "int32" and r["params"]["keys"] == "distinct"
             and r["params"]["a_size"] == r["params"]["b_size"]]
     sizes = sorted({r["params"]["a_size"] + r["params"]["b_size"] for r in base})
-    plot_variants(ax, base, lambda r: r["params"]["a_size"] + r["params"]["b_size"])
+    plot_variants(ax, base, lambda r: r["params"]["a_size"] + r["params"]["b_size"],
+                  "|A| + |B| (|A| = |B|), int32 keys, distinct", "(a) throughput against size")
     # Ceiling in inputs/s: bytes per input at |A| = |B| is 4 + 4/2 (lower) and 4 + 4 (complete).
     ax.axhline(ceil / 6.0, color="k", ls="--", lw=1)
     ax.text(sizes[0], ceil / 6.0 * 1.04, f"copy ceiling, lower-bound traffic (6 B/input): {ceil / 6:.0f}", fontsize=8)
+    ax.set_ylim(top=ceil / 6.0 * 2.5)  # room for the ceiling labels
     ax.axhline(ceil / 8.0, color="k", ls=":", lw=1)
     ax.text(sizes[0], ceil / 8.0 * 0.88, f"copy ceiling, complete-search traffic (8 B/input): {ceil / 8:.0f}", fontsize=8)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("|A| + |B| (|A| = |B|), int32 keys, distinct")
-    ax.set_ylabel("G inputs/s  (|A| + |B| per ns)")
-    ax.set_title("(a) throughput against size")
-    ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7.5, loc="lower right", bbox_to_anchor=(1.0, 0.11))
 
     # (b) |A| != |B|
     ax = axes[1]
     skew = [r for r in recs if r["params"]["type"] == "int32" and r["params"]["keys"] == "distinct"
             and max(r["params"]["a_size"], r["params"]["b_size"]) == 2 ** 26]
-    plot_variants(ax, skew, lambda r: r["params"]["a_size"] / r["params"]["b_size"])
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("|A| / |B|  (the larger array is 2^26; A = needles, B = haystack)")
-    ax.set_ylabel("G inputs/s  (|A| + |B| per ns)")
-    ax.set_title("(b) unequal sizes")
-    ax.grid(True, which="both", alpha=0.3)
+    plot_variants(ax, skew, lambda r: r["params"]["a_size"] / r["params"]["b_size"],
+                  "|A| / |B|  (the larger array is 2^26; A = needles, B = haystack)", "(b) unequal sizes")
 
     # (c) types and key distributions at 2^26 + 2^26
     ax = axes[2]

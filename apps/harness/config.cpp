@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "errors.hpp"
+#include "results.hpp"
 
 namespace harness {
 
@@ -147,12 +148,6 @@ std::int64_t parse_size(const json& v, const std::string& key) {
     return x;
   }
   fail(key, "cannot read '" + s + "' as a size (write an integer, \"2^k\" or \"2^k+c\")");
-}
-
-json params_to_json(const Params& p) {
-  json j = json::object();
-  for (const auto& [k, v] : p) std::visit([&](const auto& x) { j[k] = x; }, v);
-  return j;
 }
 
 RunConfig load_config(const std::string& text, const std::string& source, const Study& study) {

@@ -44,6 +44,5 @@ void make_quick(RunConfig& cfg);
 // Replaces the config's variants (--variants a,b). Throws UsageError on an unknown name.
 void select_variants(RunConfig& cfg, const std::string& comma_list, const Study& study);
 
-nlohmann::json params_to_json(const Params& p);
 
 }  // namespace harness

@@ -7,6 +7,7 @@
 
 #include "errors.hpp"
 #include "gpu.hpp"
+#include "stats.hpp"
 #include "kernels/common/cuda_check.cuh"
 
 namespace harness {
@@ -53,11 +54,6 @@ int grid_for(std::int64_t n, int threads) {
   LP_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   std::int64_t want = (n + threads - 1) / threads;
   return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(want, std::int64_t(sms) * 8)));
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
 }  // namespace
@@ -132,7 +128,7 @@ Ceilings measure_ceilings(std::int64_t l2_bytes, std::int64_t free_bytes_hint) {
       LP_CUDA(cudaEventElapsedTime(&x, t0, t1));
       if (r >= 3) ms.push_back(x);  // the first three are warm-up
     }
-    return median(ms);
+    return TimeStats::of(ms).median;
   };
   Ceilings c;
   c.bytes = bytes;

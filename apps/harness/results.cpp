@@ -14,32 +14,12 @@ namespace harness {
 
 using nlohmann::json;
 
-TimeStats TimeStats::of(std::vector<double> samples) {
-  TimeStats t;
-  t.samples = samples;
-  if (samples.empty()) return t;
-  std::sort(samples.begin(), samples.end());
-  size_t n = samples.size();
-  t.median = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
-  t.min = samples.front();
-  t.max = samples.back();
-  double mean = 0;
-  for (double s : samples) mean += s;
-  mean /= n;
-  double var = 0;
-  for (double s : samples) var += (s - mean) * (s - mean);
-  t.stddev = n > 1 ? std::sqrt(var / (n - 1)) : 0.0;
-  return t;
-}
-
 json record_to_json(const Record& r) {
   json j;
   j["study"] = r.study;
   j["variant"] = r.variant;
   j["kind"] = to_string(r.kind);
-  json p = json::object();
-  for (const auto& [k, v] : r.params) std::visit([&](const auto& x) { p[k] = x; }, v);
-  j["params"] = p;
+  j["params"] = params_to_json(r.params);
   j["status"] = r.status;
   if (r.time) {
     j["time_ms"] = {{"median", r.time->median}, {"min", r.time->min},       {"max", r.time->max},
@@ -106,6 +86,12 @@ class RecordReader {
 };
 
 }  // namespace
+
+json params_to_json(const Params& p) {
+  json j = json::object();
+  for (const auto& [k, v] : p) std::visit([&](const auto& x) { j[k] = x; }, v);
+  return j;
+}
 
 Params params_from_json(const json& j) {
   Params p;

@@ -6,18 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "stats.hpp"
 #include "study.hpp"
 
 namespace harness {
 
 constexpr int kSchemaVersion = 1;
-
-struct TimeStats {
-  double median = 0, min = 0, max = 0, stddev = 0;
-  std::vector<double> samples;
-  static TimeStats of(std::vector<double> samples);
-  double rsd() const { return median > 0 ? stddev / median : 0; }
-};
 
 struct Record {
   std::string study, variant;
@@ -34,6 +28,7 @@ nlohmann::json record_to_json(const Record& r);
 // The one reader of records (bench compare, tests, users' tools). Throws std::runtime_error with
 // one line naming `where` (e.g. "records[3]") and the key at fault.
 Record record_from_json(const nlohmann::json& j, const std::string& where = "record");
+nlohmann::json params_to_json(const Params& p);
 Params params_from_json(const nlohmann::json& j);
 // "a_size=2^26 keys=distinct type=int32": keys in order, powers of two >= 1024 as 2^k.
 std::string format_params(const Params& p);

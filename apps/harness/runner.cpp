@@ -293,8 +293,9 @@ int study_main(int argc, char** argv, const Study& study) {
           point->run(v, nullptr);
           return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         };
-        // CPU baselines take seconds at the default sizes and vary little: one warm-up and at
-        // least three samples are enough, within the same budget and cap.
+        // CPU baselines take seconds at the default sizes: one warm-up and at least three
+        // samples keep a sweep in minutes (their run-to-run noise on a shared host dwarfs what
+        // more samples would resolve; bench compare does not gate them by default).
         Repetitions reps = cfg.reps;
         if (!on_gpu) reps.warmup = std::min(reps.warmup, 1), reps.min = std::min(reps.min, 3);
         for (int w = 0; w < reps.warmup; ++w) once();
@@ -315,7 +316,6 @@ int study_main(int argc, char** argv, const Study& study) {
         } else {
           r.note = "validation off";
         }
-        point->release(v);
       } catch (const Unsupported& e) {
         skip(std::string("unsupported: ") + e.what());
         r.time.reset();
@@ -323,10 +323,6 @@ int study_main(int argc, char** argv, const Study& study) {
         r.time.reset();
         if (is_oom(e)) {
           skip(std::string("out of memory: ") + e.what());
-          try {
-            point->release(v);
-          } catch (...) {
-          }
         } else {
           r.status = "failed";
           r.validation = "skipped";
@@ -335,6 +331,11 @@ int study_main(int argc, char** argv, const Study& study) {
           std::cerr << prog << ": ERROR: " << v << " at " << format_params(params) << ": " << e.what() << '\n';
           if (is_fatal(e)) fatal = true, fatal_msg = e.what();
         }
+      }
+      // Whatever happened, the variant's buffers go before the next one needs the memory.
+      try {
+        point->release(v);
+      } catch (...) {
       }
       records.push_back(r);
     }

@@ -92,7 +92,7 @@ class SortedSearchPoint final : public harness::Point {
     }
     if (d.result == Result::Merge) {
       out_merge_.resize(na + nb);
-      LP_CUDA(cudaMemset(out_merge_.get(), 0xff, (na + nb) * sizeof(T)));
+      out_merge_.poison();
     } else {
       out_a_.resize(na);
       out_a_.poison();
@@ -107,7 +107,6 @@ class SortedSearchPoint final : public harness::Point {
                                     sortedsearch::windowed_scratch_bytes<WIN<T>>(na),
                                     lp::peers::cub_merge_temp_bytes<T>(int(na), int(nb))});
     scratch_.resize(scratch);
-    scratch_bytes_ = scratch;
   }
 
   void run(const std::string& variant, void* stream) override { def(variant).run(*this, static_cast<cudaStream_t>(stream)); }
@@ -169,7 +168,7 @@ class SortedSearchPoint final : public harness::Point {
   unsigned long long* counts() { return counts_.get(); }
   const std::uint32_t* lower_in() const { return lower_in_.get(); }
   void* scratch() { return scratch_.get(); }
-  std::size_t scratch_bytes() const { return scratch_bytes_; }
+  std::size_t scratch_bytes() const { return scratch_.size(); }
   std::vector<std::uint32_t>& host_a() { return host_a_; }
   std::vector<std::uint32_t>& host_b() { return host_b_; }
 
@@ -204,9 +203,10 @@ class SortedSearchPoint final : public harness::Point {
   void shuffled() {
     if (!perm_.empty() || a_.empty()) return;
     perm_ = harness::permutation(static_cast<std::int64_t>(a_.size()), seed_);
-    a_shuf_.resize(a_.size());
-    for (std::size_t i = 0; i < a_.size(); ++i) a_shuf_[i] = a_[perm_[i]];
-    if (device_) da_shuf_.upload(a_shuf_);
+    if (!device_) return;  // only GPU variants take shuffled needles
+    std::vector<T> a_shuf(a_.size());
+    for (std::size_t i = 0; i < a_.size(); ++i) a_shuf[i] = a_[perm_[i]];
+    da_shuf_.upload(a_shuf);
   }
   const std::vector<std::uint32_t>& reference(Result r) {
     auto it = refs_.find(r);
@@ -241,7 +241,7 @@ class SortedSearchPoint final : public harness::Point {
 
   bool device_;
   std::uint64_t seed_ = 0;
-  std::vector<T> a_, b_, a_shuf_, merged_;
+  std::vector<T> a_, b_, merged_;
   std::vector<std::uint32_t> perm_, ref_complete_b_, host_a_, host_b_;
   std::pair<std::int64_t, std::int64_t> complete_matches_{0, 0};
   std::map<Result, std::vector<std::uint32_t>> refs_;
@@ -249,7 +249,6 @@ class SortedSearchPoint final : public harness::Point {
   DeviceBuffer<std::uint32_t> out_a_, out_b_, lower_in_;
   DeviceBuffer<unsigned long long> counts_;
   DeviceBuffer<char> scratch_;
-  std::size_t scratch_bytes_ = 0;
 };
 
 // The variants: one line each. P is the point; s the stream.
@@ -316,11 +315,10 @@ void print_array(std::ostream& os, int n, F item) {
   os << "\n";
 }
 
-// Runs a demonstration's search on the GPU when there is one; the CPU reference otherwise.
+// Runs a demonstration's search on the GPU when there is one; without one, returns the CPU
+// reference results (`ia`, `ib` hold them on entry).
 void demo_search(const std::vector<int>& a, const std::vector<int>& b, bool complete, std::vector<std::uint32_t>& ia,
                  std::vector<std::uint32_t>& ib, bool device) {
-  ia.assign(a.size(), 0);
-  ib.assign(b.size(), 0);
   if (!device) return;
   DeviceBuffer<int> da, db;
   da.upload(a);
@@ -394,8 +392,8 @@ class SortedSearchStudy final : public harness::Study {
     std::vector<int> haystack = sort_random(200, 1), needles = sort_random(100, 2);
     std::vector<std::uint32_t> lower, unused, ref(needles.size());
     cpu::sorted_search<Bounds::Lower>(needles.data(), 100, haystack.data(), 200, ref.data());
+    lower = ref;
     demo_search(needles, haystack, false, lower, unused, device);
-    if (!device) lower = ref;
     os << "\n\nSORTED SEARCH DEMONSTRATION:\n\nHaystack array:\n";
     print_array(os, 200, [&](int i) { return num(haystack[i]); });
     os << "\nNeedles array:\n";
@@ -407,8 +405,8 @@ class SortedSearchStudy final : public harness::Study {
     std::vector<int> a = sort_random(100, 3), b = sort_random(100, 4);
     std::vector<std::uint32_t> ia, ib, ra(100), rb(100);
     cpu::sorted_search_both<Bounds::Lower>(a.data(), 100, b.data(), 100, ra.data(), rb.data(), true);
+    ia = ra, ib = rb;
     demo_search(a, b, true, ia, ib, device);
-    if (!device) ia = ra, ib = rb;
     os << "\n\nSORTED SEARCH DEMONSTRATION (2):\n\nA array:\n";
     print_array(os, 100, [&](int i) { return num(a[i]); });
     os << "\nB array:\n";

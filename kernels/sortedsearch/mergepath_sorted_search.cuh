@@ -45,9 +45,15 @@ namespace detail {
 
 // Per-tile match counts go to a scratch array and one small kernel adds them up: a same-address
 // atomic per warp serialises in L2 and cost the complete search half its speed on an H100.
+template <class U>
+__device__ __forceinline__ U warp_sum(U value) {
+  for (int o = 16; o > 0; o >>= 1) value += __shfl_down_sync(0xffffffffu, value, o);
+  return value;  // complete in lane 0
+}
+
 template <int NT>
 __device__ __forceinline__ void block_sum_to(unsigned value, unsigned* warp_sums, unsigned* out) {
-  for (int o = 16; o > 0; o >>= 1) value += __shfl_down_sync(0xffffffffu, value, o);
+  value = warp_sum(value);
   if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x / 32] = value;
   __syncthreads();
   if (threadIdx.x == 0) {
@@ -64,7 +70,8 @@ __global__ void sum_tile_counts_kernel(const unsigned* __restrict__ tile_counts,
   __shared__ unsigned long long part[2][32];
   unsigned long long a = 0, b = 0;
   for (int t = threadIdx.x; t < tiles; t += blockDim.x) a += tile_counts[2 * t], b += tile_counts[2 * t + 1];
-  for (int o = 16; o > 0; o >>= 1) a += __shfl_down_sync(0xffffffffu, a, o), b += __shfl_down_sync(0xffffffffu, b, o);
+  a = warp_sum(a);
+  b = warp_sum(b);
   if ((threadIdx.x & 31) == 0) part[0][threadIdx.x / 32] = a, part[1][threadIdx.x / 32] = b;
   __syncthreads();
   if (threadIdx.x == 0) {
@@ -78,8 +85,7 @@ __global__ void sum_tile_counts_kernel(const unsigned* __restrict__ tile_counts,
 // DeviceSerialSearch: VT steps of the merge from (a_i, b_i) in shared memory. Results go to
 // registers in traversal order, the decision bits (set = an A step) to the return value.
 template <int VT, Bounds B, bool RangeCheck, bool IndexA, bool MatchA, bool IndexB, bool MatchB, class T, class Comp>
-__device__ __forceinline__ unsigned serial_search(const T* keys, int a_i, int a_end, int b_i, int b_end, int b_start,
-                                                  int a_offset, int b_offset, int steps, std::uint32_t* out,
+__device__ __forceinline__ unsigned serial_search(const T* keys, int a_i, int a_end, int b_i, int b_end, int a_offset, int b_offset, int steps, std::uint32_t* out,
                                                   unsigned& a_matches, unsigned& b_matches, Comp comp) {
   constexpr std::uint32_t flag_a = IndexA ? kMatchBit : 1u;
   constexpr std::uint32_t flag_b = IndexB ? kMatchBit : 1u;
@@ -205,10 +211,10 @@ __global__ void __launch_bounds__(NT) sorted_search_kernel(const T* __restrict__
     b_i = b_start + diag - m;
     if (extended)
       decisions = detail::serial_search<VT, B, false, IndexA, MatchA, IndexB, MatchB>(
-          sh.keys, a_i, a_end, b_i, b_end, b_start, a0 - a_start, b0 - b_start, VT, results, a_matches, b_matches, comp);
+          sh.keys, a_i, a_end, b_i, b_end, a0 - a_start, b0 - b_start, VT, results, a_matches, b_matches, comp);
     else
       decisions = detail::serial_search<VT, B, true, IndexA, MatchA, IndexB, MatchB>(
-          sh.keys, a_i, a_end, b_i, b_end, b_start, a0 - a_start, b0 - b_start, count - diag, results, a_matches,
+          sh.keys, a_i, a_end, b_i, b_end, a0 - a_start, b0 - b_start, count - diag, results, a_matches,
           b_matches, comp);
   }
   __syncthreads();

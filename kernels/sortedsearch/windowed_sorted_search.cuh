@@ -2,9 +2,9 @@
 // needles (not merge-path diagonals), so no per-thread merge path and no compaction pass are needed:
 // each tile's haystack window [bound(first needle), bound(next tile's first needle)] is staged in
 // shared memory when it fits, and each thread searches its run of VT consecutive needles with one
-// binary search followed by a linear walk. When the window does not fit (|A| << |B|), the tile falls
-// back to per-needle binary searches restricted to the window, which read far less than all of B:
-// the merge-based search is O(|A| + |B|), this is O(|A| log(|B|/|A|)) there.
+// binary search followed by a linear walk. When |B| >> |A| the launcher runs one binary search per
+// needle instead, which reads far less than all of B (the merge-based search is O(|A| + |B|)); a
+// tile whose window still overflows (clustered keys) searches the window in global memory.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -37,11 +37,11 @@ __global__ void window_partition_kernel(const T* __restrict__ a, int a_count, co
   bounds[t] = t == tiles ? b_count : static_cast<int>(bound_in<B>(b, 0, b_count, a[std::int64_t(t) * nv], comp));
 }
 
-template <int NT, int VT, int WINDOW, int SKIP, Bounds B, class T, class Comp>
-__global__ void __launch_bounds__(NT) windowed_search_kernel(const T* __restrict__ a, int a_count,
+template <class Tuning, Bounds B, class T, class Comp>
+__global__ void __launch_bounds__(Tuning::nt) windowed_search_kernel(const T* __restrict__ a, int a_count,
                                                              const T* __restrict__ b, const int* __restrict__ bounds,
                                                              std::uint32_t* __restrict__ out, Comp comp) {
-  constexpr int NV = NT * VT;
+  constexpr int NT = Tuning::nt, VT = Tuning::vt, NV = Tuning::nv, WINDOW = Tuning::window, SKIP = Tuning::skip;
   // Runs are staged with an odd stride so that thread k's run starts in bank (k * stride) mod 32:
   // the 32 threads of a warp read 32 different banks. Results reuse the needles' bytes.
   constexpr int STRIDE = VT + (VT % 2 == 0);
@@ -151,7 +151,7 @@ void windowed_sorted_search(const T* a, int a_count, const T* b, int b_count, st
   int* bounds = static_cast<int*>(scratch);
   window_partition_kernel<B><<<(tiles + 1 + 127) / 128, 128, 0, stream>>>(a, a_count, b, b_count, Tuning::nv, tiles, bounds, comp);
   LP_CUDA_LAUNCH("window_partition_kernel");
-  windowed_search_kernel<Tuning::nt, Tuning::vt, Tuning::window, Tuning::skip, B><<<tiles, Tuning::nt, 0, stream>>>(a, a_count, b, bounds, out, comp);
+  windowed_search_kernel<Tuning, B><<<tiles, Tuning::nt, 0, stream>>>(a, a_count, b, bounds, out, comp);
   LP_CUDA_LAUNCH("windowed_search_kernel");
 }
 

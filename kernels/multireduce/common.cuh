@@ -1,0 +1,151 @@
+// Pieces every multireduce kernel family shares: tuning knobs, launch sizing, the identity fill of
+// the buckets, atomic application of a commutative operator, and the final step of the thesis's
+// partitioning scheme (Fig 4.2: nSets partial bucket sets reduced per bucket, in order).
+#pragma once
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "../common/cuda_check.cuh"
+#include "operators.hpp"
+
+namespace lp::multireduce {
+
+// Knobs a variant may take (0 = the variant's own default). Kernels read only these; where they
+// come from (a config axis) is the study's business.
+struct Tuning {
+  int threads = 0;        // threads per block
+  int blocks_per_sm = 0;  // resident blocks per SM the grid is sized for
+  int n_items = 0;        // items per thread per step (transposition schemes, sort_shared)
+  int n_sets = 0;         // bucket sets (global_comm, Table 4.1)
+  int sort_bits = 0;      // top label bits sorted by first (Alg 2.4 / Table 4.2 / Alg 4.11)
+  int cluster = 0;        // thread-block cluster size (distributed shared memory variants)
+  enum class Transpose { Padded, Segment, Baxter } transpose = Transpose::Padded;  // Alg 4.7 / 4.6 / 4.5
+};
+
+inline int sm_count() {
+  static int sms = [] {
+    int dev = 0, v = 0;
+    LP_CUDA(cudaGetDevice(&dev));
+    LP_CUDA(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev));
+    return v;
+  }();
+  return sms;
+}
+
+inline std::size_t max_shared_per_block() {
+  static std::size_t bytes = [] {
+    int dev = 0, v = 0;
+    LP_CUDA(cudaGetDevice(&dev));
+    LP_CUDA(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    return static_cast<std::size_t>(v);
+  }();
+  return bytes;
+}
+
+inline int label_bits(std::uint32_t m) {
+  int b = 0;
+  while (b < 32 && (std::uint64_t(1) << b) < m) ++b;
+  return b;
+}
+
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// Blocks for a grid-stride kernel: `per_sm` resident blocks on every SM, never more than the work.
+inline int grid_for(std::int64_t work_items, int threads, int per_sm) {
+  std::int64_t want = std::int64_t(sm_count()) * std::max(1, per_sm);
+  return static_cast<int>(std::max<std::int64_t>(1, std::min(want, ceil_div(std::max<std::int64_t>(work_items, 1), threads))));
+}
+
+// Warp shuffles of any trivially copyable value (the affine pairs too), word by word.
+template <class T>
+__device__ __forceinline__ T shfl_words(T v, int arg, int mode, unsigned mask = 0xffffffffu) {
+  static_assert(sizeof(T) % 4 == 0, "shuffled values are whole words");
+  constexpr int words = sizeof(T) / 4;
+  std::uint32_t w[words];
+  memcpy(w, &v, sizeof(T));
+#pragma unroll
+  for (int i = 0; i < words; ++i)
+    w[i] = mode == 0 ? __shfl_sync(mask, w[i], arg) : mode == 1 ? __shfl_down_sync(mask, w[i], arg) : __shfl_up_sync(mask, w[i], arg);
+  memcpy(&v, w, sizeof(T));
+  return v;
+}
+template <class T>
+__device__ __forceinline__ T shfl(T v, int src, unsigned mask = 0xffffffffu) { return shfl_words(v, src, 0, mask); }
+template <class T>
+__device__ __forceinline__ T shfl_down(T v, int off, unsigned mask = 0xffffffffu) { return shfl_words(v, off, 1, mask); }
+template <class T>
+__device__ __forceinline__ T shfl_up(T v, int off, unsigned mask = 0xffffffffu) { return shfl_words(v, off, 2, mask); }
+
+template <class T>
+__global__ void fill_kernel(T* out, std::int64_t count, T value) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < count; i += std::int64_t(gridDim.x) * blockDim.x)
+    out[i] = value;
+}
+
+// Buckets start at the identity (thesis 1.2). Timed with the variant: it is part of its cost.
+template <class T>
+void fill(T* out, std::int64_t count, T value, cudaStream_t s) {
+  if (count <= 0) return;
+  fill_kernel<<<grid_for(count, 256, 4), 256, 0, s>>>(out, count, value);
+  LP_CUDA_LAUNCH("fill_kernel");
+}
+
+// One atomic read-modify-write with a commutative operator, on global or shared memory (generic
+// addresses). Only the operators with a native atomic are offered: a variant that needs this for
+// another operator does not compile, which is the point.
+template <class Op>
+__device__ __forceinline__ void atomic_apply(typename Op::value_type* p, typename Op::value_type v) {
+  using T = typename Op::value_type;
+  static_assert(Op::commutative, "atomic updates reorder inputs: commutative operators only");
+  if constexpr (std::is_same_v<Op, Add<T>>) {
+    if constexpr (std::is_same_v<T, std::int64_t>)
+      atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
+    else
+      atomicAdd(p, v);
+  } else if constexpr (std::is_same_v<Op, Min<T>>) {
+    if constexpr (std::is_same_v<T, std::int64_t>)
+      atomicMin(reinterpret_cast<long long*>(p), static_cast<long long>(v));
+    else
+      atomicMin(p, v);
+  } else {
+    static_assert(std::is_same_v<Op, Max<T>>, "no atomic for this operator");
+    if constexpr (std::is_same_v<T, std::int64_t>)
+      atomicMax(reinterpret_cast<long long*>(p), static_cast<long long>(v));
+    else
+      atomicMax(p, v);
+  }
+}
+
+// Fig 4.2's final step: partials[b * n_sets + s] holds set s's reduction of bucket b; out[b] is
+// their fold in set order (so non-commutative operators stay exact). One warp per bucket: each lane
+// folds a contiguous run of sets, then an order-preserving shuffle tree joins the lanes (lower lanes
+// on the left). This is the thesis's segmented reduce with segments of equal length n_sets.
+template <class Op>
+__global__ void reduce_partials_kernel(const typename Op::value_type* partials, int n_sets, std::uint32_t m,
+                                       typename Op::value_type* out) {
+  using T = typename Op::value_type;
+  const int lane = threadIdx.x & 31;
+  const std::int64_t warps = std::int64_t(gridDim.x) * (blockDim.x / 32);
+  const int per_lane = (n_sets + 31) / 32;
+  for (std::int64_t b = (blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x) / 32; b < m; b += warps) {
+    const T* row = partials + b * n_sets;
+    T acc = Op::identity();
+    for (int k = 0, s = lane * per_lane; k < per_lane && s < n_sets; ++k, ++s) acc = Op::apply(acc, row[s]);
+    for (int off = 1; off < 32; off *= 2) {
+      T right = shfl_down(acc, off);
+      if ((lane & (2 * off - 1)) == 0 && lane + off < 32) acc = Op::apply(acc, right);
+    }
+    if (lane == 0) out[b] = acc;
+  }
+}
+
+template <class Op>
+void reduce_partials(const typename Op::value_type* partials, int n_sets, std::uint32_t m, typename Op::value_type* out,
+                     cudaStream_t s) {
+  reduce_partials_kernel<Op><<<grid_for(std::int64_t(m) * 32, 256, 8), 256, 0, s>>>(partials, n_sets, m, out);
+  LP_CUDA_LAUNCH("reduce_partials_kernel");
+}
+
+}  // namespace lp::multireduce

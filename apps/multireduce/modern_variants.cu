@@ -1,9 +1,101 @@
+// Beyond the thesis, for today's GPU: a variant per regime and `auto`, which picks among them.
+#include "kernels/multireduce/cluster_privatized.cuh"
+#include "kernels/multireduce/global_atomics.cuh"
+#include "kernels/multireduce/shared_privatized.cuh"
+#include "kernels/multireduce/warp_ordered.cuh"
 #include "variant.hpp"
 
 namespace lp::multireduce_study {
 
+namespace mr = lp::multireduce;
+
+namespace {
+
+// The regimes `auto` chooses between, by operator, value size and m (the labels are looked at by
+// the kernels themselves: every warp of equal labels is reduced before its one update).
+enum class Regime { Shared, Cluster, GlobalAggregated, WarpOrdered, None };
+
 template <class Op>
-void add_modern_variants(Defs<Op>&) {}
+Regime choose(std::int64_t n, std::uint32_t m, const Tuning& t) {
+  using T = typename Op::value_type;
+  if constexpr (Op::commutative) {
+    if (mr::shared_privatized_plan<T>(n, m, t).copies > 0) return Regime::Shared;
+    if (mr::cluster_plan<T>(m, t).cluster > 0) return Regime::Cluster;
+    return Regime::GlobalAggregated;
+  } else {
+    if (mr::warp_ordered_plan<Op>(n, m, t).smem > 0) return Regime::WarpOrdered;
+    return Regime::None;
+  }
+}
+
+template <class Op>
+std::size_t scratch_for(Regime r, std::int64_t n, std::uint32_t m, const Tuning& t) {
+  using T = typename Op::value_type;
+  if constexpr (Op::commutative) {
+    if (r == Regime::Shared) return mr::shared_privatized_scratch_bytes<T>(n, m, t);
+    if (r == Regime::Cluster) return mr::cluster_privatized_scratch_bytes<T>(m, mr::cluster_privatized_sets<Op>(m, t));
+  } else {
+    if (r == Regime::WarpOrdered) return mr::warp_ordered_scratch_bytes<Op>(n, m, t);
+  }
+  return 0;
+}
+
+template <class Op>
+void run_regime(Regime r, Ctx<Op>& c) {
+  if constexpr (Op::commutative) {
+    if (r == Regime::Shared) return mr::shared_privatized<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream);
+    if (r == Regime::Cluster) return mr::cluster_privatized<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream);
+    if (r == Regime::GlobalAggregated) return mr::global_atomics<Op, true>(c.labels, c.values, c.n, c.m, c.out, c.stream);
+  } else {
+    if (r == Regime::WarpOrdered) return mr::warp_ordered<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream);
+  }
+  throw std::logic_error("multireduce auto: no regime");
+}
+
+}  // namespace
+
+template <class Op>
+void add_modern_variants(Defs<Op>& d) {
+  using harness::VariantKind;
+  using T = typename Op::value_type;
+  d.push_back({"auto", VariantKind::Ours, "ours: picks by operator, value size and m among shared_privatized, cluster_privatized, aggregated global atomics and warp_ordered",
+               false, Output::Buckets,
+               [](std::int64_t n, std::uint32_t m, const Tuning& t) {
+                 return choose<Op>(n, m, t) == Regime::None ? std::string("non-commutative with m beyond warp_ordered: see sort_global") : std::string();
+               },
+               [](std::int64_t n, std::uint32_t m, const Tuning& t) { return scratch_for<Op>(choose<Op>(n, m, t), n, m, t); },
+               [](Ctx<Op>& c) { run_regime<Op>(choose<Op>(c.n, c.m, c.tune), c); }});
+  d.push_back({"shared_privatized", VariantKind::Ours,
+               "ours: per-block bucket sets in shared memory, replicated up to 32 ways (per bank), 16-byte loads, warp aggregation of equal labels",
+               true, Output::Buckets,
+               [](std::int64_t n, std::uint32_t m, const Tuning& t) {
+                 return mr::shared_privatized_plan<T>(n, m, t).copies ? std::string() : std::string("one bucket set exceeds a block's shared memory");
+               },
+               [](std::int64_t n, std::uint32_t m, const Tuning& t) { return mr::shared_privatized_scratch_bytes<T>(n, m, t); },
+               commutative_only<Op>([](auto& c) { mr::shared_privatized<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream); })});
+  d.push_back({"cluster_privatized", VariantKind::Ours,
+               "ours (Hopper): one bucket set per thread-block cluster in distributed shared memory, atomics on the owner block's slice",
+               true, Output::Buckets,
+               [](std::int64_t, std::uint32_t m, const Tuning& t) {
+                 return mr::cluster_plan<T>(m, t).cluster ? std::string() : std::string("the bucket set exceeds 16 blocks' shared memory");
+               },
+               [](std::int64_t, std::uint32_t m, const Tuning& t) {
+                 if constexpr (Op::commutative) return mr::cluster_privatized_scratch_bytes<T>(m, mr::cluster_privatized_sets<Op>(m, t));
+                 else return std::size_t(0);
+               },
+               commutative_only<Op>([](auto& c) { mr::cluster_privatized<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream); })});
+  d.push_back({"global_atomics_aggregated", VariantKind::Ours, "ours: one global atomic per input, but one per warp where all 32 labels are equal",
+               true, Output::Buckets, {}, {},
+               commutative_only<Op>([](auto& c) { mr::global_atomics<Op, true>(c.labels, c.values, c.n, c.m, c.out, c.stream); })});
+  d.push_back({"warp_ordered", VariantKind::Ours,
+               "ours, any operator: per-warp bucket sets in shared memory over contiguous chunks; equal labels in a step combine in lane order (match.any + pointer jumping)",
+               false, Output::Buckets,
+               [](std::int64_t n, std::uint32_t m, const Tuning& t) {
+                 return mr::warp_ordered_plan<Op>(n, m, t).smem ? std::string() : std::string("the per-warp bucket sets exceed shared memory (fewer threads allow more m)");
+               },
+               [](std::int64_t n, std::uint32_t m, const Tuning& t) { return mr::warp_ordered_scratch_bytes<Op>(n, m, t); },
+               [](Ctx<Op>& c) { mr::warp_ordered<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream); }});
+}
 
 #define LP_X(Op) template void add_modern_variants<Op>(Defs<Op>&);
 LP_MULTIREDUCE_FOR_EACH_OP(LP_X)

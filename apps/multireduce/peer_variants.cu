@@ -10,6 +10,7 @@
 #include <thrust/scan.h>
 #include <thrust/sort.h>
 
+#include "kernels/multireduce/global_atomics.cuh"
 #include "variant.hpp"
 
 namespace lp::multireduce_study {
@@ -23,14 +24,6 @@ struct OpFn {
   using T = typename Op::value_type;
   __host__ __device__ T operator()(const T& a, const T& b) const { return Op::apply(a, b); }
 };
-
-// The peer "global atomics": every input is one atomic on its bucket in global memory.
-template <class Op>
-__global__ void global_atomics_kernel(const std::uint32_t* labels, const typename Op::value_type* values, std::int64_t n,
-                                      typename Op::value_type* out) {
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * blockDim.x)
-    mr::atomic_apply<Op>(out + labels[i], values[i]);
-}
 
 // Writes each run's aggregate to its bucket (buckets without inputs keep the identity).
 template <class T>
@@ -133,11 +126,7 @@ void add_peer_variants(Defs<Op>& d) {
     return n > (std::int64_t(1) << 31) - 1 ? std::string("CUB/Thrust by-key counts runs in int") : std::string();
   };
   d.push_back({"global_atomics", VariantKind::Peer, "one atomic per input on its bucket in global memory (what a CUDA programmer writes first)", true, Output::Buckets, {}, {},
-               commutative_only<Op>([](auto& c) {
-                 mr::fill(c.out, c.m, Op::identity(), c.stream);
-                 global_atomics_kernel<Op><<<mr::grid_for(c.n, 256, 8), 256, 0, c.stream>>>(c.labels, c.values, c.n, c.out);
-                 LP_CUDA_LAUNCH("global_atomics_kernel");
-               })});
+               commutative_only<Op>([](auto& c) { mr::global_atomics<Op>(c.labels, c.values, c.n, c.m, c.out, c.stream); })});
   d.push_back({"cub_sort_reduce_by_key", VariantKind::Peer, "cub::DeviceRadixSort::SortPairs by ceil(log2 m) bits + cub::DeviceReduce::ReduceByKey + scatter of the runs", false, Output::Buckets, int_range, cub_scratch,
                [](Ctx<Op>& c) { cub_sort_reduce_by_key<Op>(c); }});
   d.push_back({"thrust_sort_reduce_by_key", VariantKind::Peer, "thrust::stable_sort_by_key (32 bits) + thrust::reduce_by_key + scatter of the runs", false, Output::Buckets, int_range, cub_scratch,

@@ -50,7 +50,7 @@ inline int label_bits(std::uint32_t m) {
   return b;
 }
 
-inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+LP_HD std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // Blocks for a grid-stride kernel: `per_sm` resident blocks on every SM, never more than the work.
 inline int grid_for(std::int64_t work_items, int threads, int per_sm) {
@@ -146,6 +146,49 @@ void reduce_partials(const typename Op::value_type* partials, int n_sets, std::u
                      cudaStream_t s) {
   reduce_partials_kernel<Op><<<grid_for(std::int64_t(m) * 32, 256, 8), 256, 0, s>>>(partials, n_sets, m, out);
   LP_CUDA_LAUNCH("reduce_partials_kernel");
+}
+
+// The same final step for set-major partials (partials[s * m + b], as blocks write them
+// coalesced): one thread per bucket folds the sets in order, so it is exact for non-commutative
+// operators too, and every read is coalesced across the warp.
+template <class Op>
+__global__ void reduce_columns_kernel(const typename Op::value_type* partials, int n_sets, std::uint32_t m,
+                                      typename Op::value_type* out) {
+  using T = typename Op::value_type;
+  for (std::int64_t b = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; b < m; b += std::int64_t(gridDim.x) * blockDim.x) {
+    T acc = Op::identity();
+    for (int s = 0; s < n_sets; ++s) acc = Op::apply(acc, partials[std::int64_t(s) * m + b]);
+    out[b] = acc;
+  }
+}
+
+template <class Op>
+void reduce_columns(const typename Op::value_type* partials, int n_sets, std::uint32_t m, typename Op::value_type* out,
+                    cudaStream_t s) {
+  reduce_columns_kernel<Op><<<grid_for(m, 256, 8), 256, 0, s>>>(partials, n_sets, m, out);
+  LP_CUDA_LAUNCH("reduce_columns_kernel");
+}
+
+// Four consecutive labels and values with 16-byte loads (the arrays come from cudaMalloc, so a
+// group of four is 16-byte aligned): fewer, wider requests keep more bytes in flight per thread.
+template <class T>
+struct Quad {
+  std::uint32_t label[4];
+  T value[4];
+};
+
+template <class T>
+__device__ __forceinline__ Quad<T> load_quad(const std::uint32_t* labels, const T* values, std::int64_t quad) {
+  Quad<T> q;
+  uint4 l = __ldg(reinterpret_cast<const uint4*>(labels) + quad);
+  q.label[0] = l.x, q.label[1] = l.y, q.label[2] = l.z, q.label[3] = l.w;
+  constexpr int vecs = sizeof(T) * 4 / 16;
+  static_assert(sizeof(T) * 4 % 16 == 0, "four values are whole 16-byte words");
+  uint4 w[vecs];
+#pragma unroll
+  for (int k = 0; k < vecs; ++k) w[k] = __ldg(reinterpret_cast<const uint4*>(values) + quad * vecs + k);
+  memcpy(q.value, w, sizeof(w));
+  return q;
 }
 
 }  // namespace lp::multireduce

@@ -1,0 +1,40 @@
+// The first thing a CUDA programmer writes: one atomic per input on its bucket in global memory
+// (the study's "global atomics" peer), and the same with a whole-warp aggregation of equal labels,
+// which the `auto` variant uses where no bucket set fits on chip. Commutative only.
+#pragma once
+#include "common.cuh"
+
+namespace lp::multireduce {
+
+template <class Op, bool kAggregate>
+__global__ void global_atomics_kernel(const std::uint32_t* __restrict__ labels, const typename Op::value_type* __restrict__ values,
+                                      std::int64_t n, typename Op::value_type* out) {
+  using T = typename Op::value_type;
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  // Warp-uniform trip count, so that the whole-warp vote is legal.
+  for (std::int64_t base = blockIdx.x * std::int64_t(blockDim.x) + (threadIdx.x & ~31); base < n; base += stride) {
+    const std::int64_t i = base + (threadIdx.x & 31);
+    const bool valid = i < n;
+    const std::uint32_t label = valid ? labels[i] : 0u;
+    T v = valid ? values[i] : Op::identity();
+    if constexpr (kAggregate) {
+      if (__all_sync(0xffffffffu, valid && label == __shfl_sync(0xffffffffu, label, 0))) {
+#pragma unroll
+        for (int off = 16; off > 0; off /= 2) v = Op::apply(v, shfl_down(v, off));
+        if ((threadIdx.x & 31) == 0) atomic_apply<Op>(out + label, v);
+        continue;
+      }
+    }
+    if (valid) atomic_apply<Op>(out + label, v);
+  }
+}
+
+template <class Op, bool kAggregate = false>
+void global_atomics(const std::uint32_t* labels, const typename Op::value_type* values, std::int64_t n, std::uint32_t m,
+                    typename Op::value_type* out, cudaStream_t s) {
+  fill(out, m, Op::identity(), s);
+  global_atomics_kernel<Op, kAggregate><<<grid_for(n, 256, 8), 256, 0, s>>>(labels, values, n, out);
+  LP_CUDA_LAUNCH("global_atomics_kernel");
+}
+
+}  // namespace lp::multireduce

@@ -1,0 +1,111 @@
+// Beyond the thesis, for non-commutative operators: each warp folds a contiguous chunk of the
+// input in order into its own bucket set in shared memory; within a 32-input step, lanes with equal
+// labels (found by match.any) combine in lane order by pointer jumping, and only the group's last
+// lane touches the bucket. The per-thread sets of Alg 4.8/Fig 4.13 become per-warp sets, so 32x
+// fewer sets and coalesced, untransposed loads. Block sets and then blocks fold in chunk order
+// (Fig 4.2's final reduction).
+#pragma once
+#include "common.cuh"
+
+namespace lp::multireduce {
+
+constexpr int kWarpOrderedUnroll = 4;  // steps whose loads are issued before the first is folded
+
+struct WarpOrderedPlan {
+  int threads = 0, blocks = 0;
+  std::size_t smem = 0;  // 0: the per-warp sets do not fit
+};
+
+template <class Op>
+__global__ void __launch_bounds__(1024) warp_ordered_kernel(const std::uint32_t* __restrict__ labels,
+                                                            const typename Op::value_type* __restrict__ values, std::int64_t n,
+                                                            std::uint32_t m, typename Op::value_type* partials) {
+  using T = typename Op::value_type;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  T* sets = reinterpret_cast<T*>(smem_raw);
+  const int warps = blockDim.x / 32, w = threadIdx.x / 32, lane = threadIdx.x & 31;
+  for (std::int64_t i = threadIdx.x; i < std::int64_t(warps) * m; i += blockDim.x) sets[i] = Op::identity();
+  __syncthreads();
+
+  T* mine = sets + std::int64_t(w) * m;
+  const std::int64_t chunks = std::int64_t(gridDim.x) * warps, chunk = blockIdx.x * std::int64_t(warps) + w;
+  const std::int64_t len = ceil_div(ceil_div(n, chunks), 32) * 32;
+  const std::int64_t begin = std::min(n, chunk * len), end = std::min(n, begin + len);
+  const unsigned below = (1u << lane) - 1u, above = ~((2u << lane) - 1u);  // 2u << 31 wraps to 0: nothing above lane 31
+  for (std::int64_t base = begin; base < end; base += 32 * kWarpOrderedUnroll) {
+    std::uint32_t l[kWarpOrderedUnroll];
+    T v[kWarpOrderedUnroll];
+#pragma unroll
+    for (int u = 0; u < kWarpOrderedUnroll; ++u) {
+      const std::int64_t i = base + 32 * u + lane;
+      l[u] = i < end ? __ldg(labels + i) : 0xffffffffu;  // past the end: a label no input has
+      v[u] = i < end ? values[i] : Op::identity();
+    }
+#pragma unroll
+    for (int u = 0; u < kWarpOrderedUnroll; ++u) {
+      const unsigned peers = __match_any_sync(0xffffffffu, l[u]);
+      int pred = (peers & below) ? 31 - __clz(peers & below) : -1;
+      const int size = __reduce_max_sync(0xffffffffu, unsigned(__popc(peers)));
+      T x = v[u];
+      // Inclusive scan of each group in lane order: after round k every lane holds the fold of up
+      // to 2^k consecutive group members ending at itself.
+      for (int d = 1; d < size; d *= 2) {
+        const int src = pred < 0 ? lane : pred;
+        const T px = shfl(x, src);
+        const int pp = __shfl_sync(0xffffffffu, pred, src);
+        if (pred >= 0) x = Op::apply(px, x), pred = pp;
+      }
+      if (l[u] != 0xffffffffu && (peers & above) == 0) mine[l[u]] = Op::apply(mine[l[u]], x);
+      __syncwarp();  // the next step's group leader may be another lane of this warp
+    }
+  }
+  __syncthreads();
+
+  // This block's chunks are consecutive: fold the warps' sets in warp order.
+  for (std::uint32_t b = threadIdx.x; b < m; b += blockDim.x) {
+    T acc = sets[b];
+    for (int k = 1; k < warps; ++k) acc = Op::apply(acc, sets[std::int64_t(k) * m + b]);
+    partials[std::int64_t(blockIdx.x) * m + b] = acc;
+  }
+}
+
+template <class Op>
+WarpOrderedPlan warp_ordered_plan(std::int64_t n, std::uint32_t m, const Tuning& t) {
+  WarpOrderedPlan p;
+  p.threads = t.threads > 0 ? t.threads : 256;
+  const std::size_t smem = std::size_t(p.threads / 32) * m * sizeof(typename Op::value_type);
+  if (p.threads % 32 || smem > max_shared_per_block()) return p;
+  p.smem = smem;
+  // Resident blocks per SM at this shared-memory size: the grid is one wave.
+  static std::size_t cached_smem = 0;
+  static int cached_threads = 0, cached_per_sm = 0;
+  if (smem != cached_smem || p.threads != cached_threads) {
+    auto kernel = warp_ordered_kernel<Op>;
+    LP_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(std::max<std::size_t>(smem, 1))));
+    LP_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cached_per_sm, kernel, p.threads, smem));
+    cached_smem = smem, cached_threads = p.threads;
+  }
+  int per_sm = t.blocks_per_sm > 0 ? std::min(t.blocks_per_sm, cached_per_sm) : cached_per_sm;
+  p.blocks = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(std::int64_t(sm_count()) * std::max(1, per_sm),
+                                                                              ceil_div(n, std::int64_t(p.threads) * 4))));
+  return p;
+}
+
+template <class Op>
+std::size_t warp_ordered_scratch_bytes(std::int64_t n, std::uint32_t m, const Tuning& t) {
+  auto p = warp_ordered_plan<Op>(n, m, t);
+  return std::size_t(p.blocks) * m * sizeof(typename Op::value_type);
+}
+
+template <class Op>
+void warp_ordered(const std::uint32_t* labels, const typename Op::value_type* values, std::int64_t n, std::uint32_t m,
+                  typename Op::value_type* out, void* scratch, const Tuning& t, cudaStream_t s) {
+  using T = typename Op::value_type;
+  auto p = warp_ordered_plan<Op>(n, m, t);
+  if (!p.smem) throw std::invalid_argument("warp_ordered: the per-warp bucket sets do not fit in shared memory");
+  warp_ordered_kernel<Op><<<p.blocks, p.threads, p.smem, s>>>(labels, values, n, m, static_cast<T*>(scratch));
+  LP_CUDA_LAUNCH("warp_ordered_kernel");
+  reduce_columns<Op>(static_cast<T*>(scratch), p.blocks, m, out, s);
+}
+
+}  // namespace lp::multireduce

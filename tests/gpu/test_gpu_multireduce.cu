@@ -1,0 +1,123 @@
+// Every registered multireduce variant, through the study's own points (input generation, the CPU
+// reference, the poisoned outputs and the validation the benchmark uses), on sizes that are not
+// multiples of any tile or vector width (n = 1 included), m not a power of two, every distribution
+// (degenerate = all labels m-1), every operator and type, several seeds and the variants' knobs.
+// Exit 77 (CTest: skipped) without a GPU. LP_GPU_TEST_QUICK=1 (the sanitizer runs) takes fewer cases.
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "apps/multireduce/multireduce_study.hpp"
+#include "check.hpp"
+
+namespace lp::multireduce_study {
+const char* const kDefaultConfig = "{}";
+}
+
+using harness::Params;
+using harness::Value;
+
+namespace {
+
+struct Case {
+  std::int64_t n;
+  std::int64_t m;
+  std::string dist;
+};
+
+const std::vector<std::pair<std::string, std::string>> kOps = {
+    {"add", "int32"}, {"add", "int64"}, {"add", "float32"}, {"min", "int32"}, {"max", "int32"}, {"affine", "uint32x2"}, {"last", "int32"}};
+
+Params params_for(const harness::Study& study, const Case& c, const std::string& op, const std::string& type,
+                  const std::map<std::string, Value>& knobs) {
+  Params p;
+  for (const auto& a : study.axes()) p[a.name] = a.defaults.front();
+  p["n"] = c.n;
+  p["m"] = c.m;
+  p["distribution"] = c.dist;
+  p["op"] = op;
+  p["type"] = type;
+  for (const auto& [k, v] : knobs) p[k] = v;
+  return p;
+}
+
+}  // namespace
+
+int main() {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("test_gpu_multireduce: no CUDA device, skipped\n");
+    return 77;
+  }
+  const bool quick = std::getenv("LP_GPU_TEST_QUICK") != nullptr;
+  auto study = lp::multireduce_study::make_study();
+  std::vector<Case> cases = {{1, 1, "uniform"}, {1, 5, "degenerate"}, {37, 3, "uniform"}, {1000, 1, "uniform"},
+                             {4099, 100, "degenerate"}, {12345, 256, "uniform"}, {70001, 257, "zipf"}, {33333, 1000, "sorted"}};
+  if (!quick) {
+    std::vector<Case> more = {{262147, 31, "zipf"},       {300007, 4099, "uniform"},  {150001, 65537, "uniform"},
+                              {200003, 65537, "degenerate"}, {1 << 20, 256, "degenerate"}, {(1 << 20) + 7, 4096, "zipf"},
+                              {500009, (1 << 18) + 3, "uniform"}, {99991, (1 << 20) + 1, "sorted"}, {(1 << 22) + 13, 256, "uniform"}};
+    cases.insert(cases.end(), more.begin(), more.end());
+  }
+  // Knob settings beyond the defaults: the transposition schemes, bucket sets, partial sorting,
+  // items per thread, block sizes and cluster sizes.
+  std::vector<std::map<std::string, Value>> knobs = {{}, {{"values", Value(std::string("ones"))}}};
+  if (!quick)
+    knobs.insert(knobs.end(), {{{"transpose", Value(std::string("segment"))}, {"n_items", Value(std::int64_t(8))}},
+                               {{"transpose", Value(std::string("baxter"))}, {"n_items", Value(std::int64_t(3))}},
+                               {{"n_sets", Value(std::int64_t(1))}, {"sort_bits", Value(std::int64_t(3))}, {"threads", Value(std::int64_t(128))}},
+                               {{"n_sets", Value(std::int64_t(32))}, {"sort_bits", Value(std::int64_t(8))}, {"cluster", Value(std::int64_t(2))}},
+                               {{"threads", Value(std::int64_t(512))}, {"n_items", Value(std::int64_t(16))}, {"blocks_per_sm", Value(std::int64_t(1))}}});
+  std::map<std::string, int> passed;
+  std::set<std::string> names;
+  for (const auto& v : study->variants())
+    if (v.kind != harness::VariantKind::Cpu) names.insert(v.name);
+  std::uint64_t seed = 1;
+  // Under the sanitizers (quick): the three value shapes (4-byte commutative, 8-byte commutative,
+  // 8-byte non-commutative) and fewer cases, so memcheck and racecheck finish in minutes.
+  auto ops = kOps;
+  if (quick) ops = {{"add", "int32"}, {"add", "int64"}, {"affine", "uint32x2"}};
+  if (quick) cases = {{1, 1, "uniform"}, {37, 3, "uniform"}, {4099, 100, "degenerate"}, {12345, 256, "zipf"}, {33333, 1000, "sorted"}};
+  for (const auto& [op, type] : ops)
+    for (const auto& c : cases)
+      for (const auto& k : knobs) {
+        ++seed;
+        Params p = params_for(*study, c, op, type, k);
+        if (!study->check_params(p).empty()) continue;
+        auto point = study->make_point(p, seed, true);
+        for (const auto& name : names) {
+          std::string where = name + " n=" + std::to_string(c.n) + " m=" + std::to_string(c.m) + " " + c.dist + " " + op + "/" + type +
+                              " knobs=" + std::to_string(&k - &knobs[0]) + " seed=" + std::to_string(seed);
+          try {
+            point->prepare(name);
+          } catch (const harness::Unsupported&) {
+            point->release(name);
+            continue;
+          } catch (const harness::OutOfMemory&) {
+            point->release(name);
+            continue;
+          }
+          try {
+            point->run(name, nullptr);
+            cudaError_t e = cudaDeviceSynchronize();
+            CHECK_MSG(e == cudaSuccess, where << ": " << cudaGetErrorString(e));
+            if (e != cudaSuccess) return test_summary("test_gpu_multireduce");  // the context is gone
+            harness::Validation v = point->validate(name);
+            CHECK_MSG(v.status == harness::Validation::Status::Pass, where << ": " << v.detail);
+            if (v.status == harness::Validation::Status::Pass) ++passed[name];
+          } catch (const std::exception& e) {
+            CHECK_MSG(false, where << ": " << e.what());
+          }
+          point->release(name);
+        }
+      }
+  // Every GPU variant must have been exercised somewhere.
+  for (const auto& name : names) CHECK_MSG(passed[name] > 0, name << " never ran");
+  for (const auto& [name, k] : passed) std::printf("  %-32s %d cases\n", name.c_str(), k);
+  return test_summary("test_gpu_multireduce");
+}

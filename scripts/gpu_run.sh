@@ -17,10 +17,11 @@ status=0
 step() { echo "== $*"; "$@"; local rc=$?; echo "-- exit $rc"; [ $rc -eq 0 ] || status=1; }
 if [ "${SKIP_TESTS:-0}" != 1 ]; then
   for t in $BIN/test_gpu_${TESTS:-*}; do
-    [ "${PLAIN:-1}" = 1 ] && step "$t"
+    # TEST_TIMEOUT bounds each step, so that one slow step cannot take the whole device call.
+    [ "${PLAIN:-1}" = 1 ] && step timeout "${TEST_TIMEOUT:-1800}" "$t"
     if [ "${SANITIZE:-1}" = 1 ]; then
-      step env LP_GPU_TEST_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 3 "$t"
-      step env LP_GPU_TEST_QUICK=1 compute-sanitizer --tool racecheck --error-exitcode 3 "$t"
+      step env LP_GPU_TEST_QUICK=1 timeout "${TEST_TIMEOUT:-1800}" compute-sanitizer --tool memcheck --error-exitcode 3 "$t"
+      step env LP_GPU_TEST_QUICK=1 timeout "${TEST_TIMEOUT:-1800}" compute-sanitizer --tool racecheck --error-exitcode 3 "$t"
     fi
   done
 fi

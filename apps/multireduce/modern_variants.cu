@@ -2,6 +2,7 @@
 #include "kernels/multireduce/cluster_privatized.cuh"
 #include "kernels/multireduce/global_atomics.cuh"
 #include "kernels/multireduce/shared_privatized.cuh"
+#include "kernels/multireduce/sort_global.cuh"
 #include "kernels/multireduce/warp_ordered.cuh"
 #include "variant.hpp"
 
@@ -11,20 +12,26 @@ namespace mr = lp::multireduce;
 
 namespace {
 
-// The regimes `auto` chooses between, by operator, value size and m (the labels are looked at by
-// the kernels themselves: every warp of equal labels is reduced before its one update).
-enum class Regime { Shared, Cluster, GlobalAggregated, WarpOrdered, None };
+// The regimes `auto` chooses between, by operator, value size and m. The labels are looked at by
+// the kernels themselves, at no extra pass: a warp of equal labels (or a thread's run of them) is
+// reduced before its one update, so degenerate, sorted and skewed inputs take the cheap path.
+enum class Regime { Shared, Cluster, GlobalAggregated, Sort, WarpOrdered };
 
+// The thresholds come from the H100 measurements (results/h100/README.md): a cluster pays off up
+// to 4 blocks in one pass (remote atomics beyond that cost what L2 atomics do); global atomics win
+// while the buckets stay in L2; beyond it a radix sort makes the updates sequential.
 template <class Op>
 Regime choose(std::int64_t n, std::uint32_t m, const Tuning& t) {
   using T = typename Op::value_type;
+  const bool beyond_l2 = double(m) * sizeof(T) > 0.75 * double(mr::l2_bytes());
   if constexpr (Op::commutative) {
     if (mr::shared_privatized_plan<T>(n, m, t).copies > 0) return Regime::Shared;
-    if (mr::cluster_plan<T>(m, t).cluster > 0) return Regime::Cluster;
-    return Regime::GlobalAggregated;
+    const auto c = mr::cluster_plan<T>(m, t, 1);
+    if (c.cluster > 0 && c.cluster <= 4) return Regime::Cluster;
+    return beyond_l2 ? Regime::Sort : Regime::GlobalAggregated;
   } else {
-    if (mr::warp_ordered_plan<Op>(n, m, t).smem > 0) return Regime::WarpOrdered;
-    return Regime::None;
+    if (m <= 4096 && mr::warp_ordered_plan<Op>(n, m, t).smem > 0) return Regime::WarpOrdered;
+    return Regime::Sort;
   }
 }
 
@@ -37,6 +44,7 @@ std::size_t scratch_for(Regime r, std::int64_t n, std::uint32_t m, const Tuning&
   } else {
     if (r == Regime::WarpOrdered) return mr::warp_ordered_scratch_bytes<Op>(n, m, t);
   }
+  if (r == Regime::Sort) return mr::sort_global_scratch_bytes<Op>(n, m, t);
   return 0;
 }
 
@@ -49,6 +57,7 @@ void run_regime(Regime r, Ctx<Op>& c) {
   } else {
     if (r == Regime::WarpOrdered) return mr::warp_ordered<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream);
   }
+  if (r == Regime::Sort) return mr::sort_global<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream);
   throw std::logic_error("multireduce auto: no regime");
 }
 
@@ -58,10 +67,11 @@ template <class Op>
 void add_modern_variants(Defs<Op>& d) {
   using harness::VariantKind;
   using T = typename Op::value_type;
-  d.push_back({"auto", VariantKind::Ours, "ours: picks by operator, value size and m among shared_privatized, cluster_privatized, aggregated global atomics and warp_ordered",
+  d.push_back({"auto", VariantKind::Ours,
+               "ours: picks by operator, value size and m among shared_privatized, cluster_privatized, aggregated global atomics, sort_global and warp_ordered",
                false, Output::Buckets,
-               [](std::int64_t n, std::uint32_t m, const Tuning& t) {
-                 return choose<Op>(n, m, t) == Regime::None ? std::string("non-commutative with m beyond warp_ordered: see sort_global") : std::string();
+               [](std::int64_t n, std::uint32_t, const Tuning&) {
+                 return n > (std::int64_t(1) << 31) - 1 ? std::string("sort_global counts in int") : std::string();
                },
                [](std::int64_t n, std::uint32_t m, const Tuning& t) { return scratch_for<Op>(choose<Op>(n, m, t), n, m, t); },
                [](Ctx<Op>& c) { run_regime<Op>(choose<Op>(c.n, c.m, c.tune), c); }});

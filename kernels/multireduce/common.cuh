@@ -44,6 +44,16 @@ inline std::size_t max_shared_per_block() {
   return bytes;
 }
 
+inline std::size_t l2_bytes() {
+  static std::size_t bytes = [] {
+    int dev = 0, v = 0;
+    LP_CUDA(cudaGetDevice(&dev));
+    LP_CUDA(cudaDeviceGetAttribute(&v, cudaDevAttrL2CacheSize, dev));
+    return static_cast<std::size_t>(v);
+  }();
+  return bytes;
+}
+
 inline int label_bits(std::uint32_t m) {
   int b = 0;
   while (b < 32 && (std::uint64_t(1) << b) < m) ++b;

@@ -11,9 +11,15 @@ __global__ void global_atomics_kernel(const std::uint32_t* __restrict__ labels, 
                                       std::int64_t n, typename Op::value_type* out) {
   using T = typename Op::value_type;
   const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  const int lane = threadIdx.x & 31;
+  // kAggregate: a warp whose 32 labels are equal reduces them, and lane 0 carries the sum from
+  // step to step while the label stays the same (a run), so a degenerate or sorted input costs
+  // one atomic per run and warp instead of 32 per step on one address.
+  std::uint32_t run_label = 0xffffffffu;
+  T run_value = Op::identity();
   // Warp-uniform trip count, so that the whole-warp vote is legal.
   for (std::int64_t base = blockIdx.x * std::int64_t(blockDim.x) + (threadIdx.x & ~31); base < n; base += stride) {
-    const std::int64_t i = base + (threadIdx.x & 31);
+    const std::int64_t i = base + lane;
     const bool valid = i < n;
     const std::uint32_t label = valid ? labels[i] : 0u;
     T v = valid ? values[i] : Op::identity();
@@ -21,12 +27,19 @@ __global__ void global_atomics_kernel(const std::uint32_t* __restrict__ labels, 
       if (__all_sync(0xffffffffu, valid && label == __shfl_sync(0xffffffffu, label, 0))) {
 #pragma unroll
         for (int off = 16; off > 0; off /= 2) v = Op::apply(v, shfl_down(v, off));
-        if ((threadIdx.x & 31) == 0) atomic_apply<Op>(out + label, v);
+        if (lane == 0) {
+          if (label != run_label) {
+            if (run_label != 0xffffffffu) atomic_apply<Op>(out + run_label, run_value);
+            run_label = label, run_value = Op::identity();
+          }
+          run_value = Op::apply(run_value, v);
+        }
         continue;
       }
     }
     if (valid) atomic_apply<Op>(out + label, v);
   }
+  if (kAggregate && lane == 0 && run_label != 0xffffffffu) atomic_apply<Op>(out + run_label, run_value);
 }
 
 template <class Op, bool kAggregate = false>

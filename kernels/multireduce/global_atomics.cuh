@@ -24,7 +24,8 @@ __global__ void global_atomics_kernel(const std::uint32_t* __restrict__ labels, 
     const std::uint32_t label = valid ? labels[i] : 0u;
     T v = valid ? values[i] : Op::identity();
     if constexpr (kAggregate) {
-      if (__all_sync(0xffffffffu, valid && label == __shfl_sync(0xffffffffu, label, 0))) {
+      const std::uint32_t first = __shfl_sync(0xffffffffu, label, 0);  // every lane, before the vote: a shuffle waits for all 32
+      if (__all_sync(0xffffffffu, valid && label == first)) {
 #pragma unroll
         for (int off = 16; off > 0; off /= 2) v = Op::apply(v, shfl_down(v, off));
         if (lane == 0) {

@@ -76,10 +76,10 @@ void add_modern_variants(Defs<Op>& d) {
                [](std::int64_t n, std::uint32_t m, const Tuning& t) { return scratch_for<Op>(choose<Op>(n, m, t), n, m, t); },
                [](Ctx<Op>& c) { run_regime<Op>(choose<Op>(c.n, c.m, c.tune), c); }});
   d.push_back({"shared_privatized", VariantKind::Ours,
-               "ours: per-block bucket sets in shared memory, replicated up to 32 ways (per bank), 16-byte loads, warp aggregation of equal labels",
+               "ours: per-block bucket sets in shared memory, replicated up to 32 ways (per bank), 16-byte loads, run and warp aggregation of equal labels; up to 4 label windows read the same inputs beyond one block",
                true, Output::Buckets,
                [](std::int64_t n, std::uint32_t m, const Tuning& t) {
-                 return mr::shared_privatized_plan<T>(n, m, t).copies ? std::string() : std::string("one bucket set exceeds a block's shared memory");
+                 return mr::shared_privatized_plan<T>(n, m, t).copies ? std::string() : std::string("a quarter of the bucket set exceeds a block's shared memory");
                },
                [](std::int64_t n, std::uint32_t m, const Tuning& t) { return mr::shared_privatized_scratch_bytes<T>(n, m, t); },
                commutative_only<Op>([](auto& c) { mr::shared_privatized<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream); })});

@@ -1,83 +1,99 @@
 // Beyond the thesis: per-block bucket sets in shared memory, replicated R ways (R = 32 is the
 // thesis's per-bank layout of Alg 4.10/Fig 4.14 with every lane on its own bank), fed by 16-byte
-// loads, with a whole-warp aggregation of equal labels where copies are shared. Commutative only.
+// loads, with a whole-warp aggregation of equal labels where copies are shared; where one set
+// exceeds a block's shared memory, P blocks read the same inputs and each keeps a 1/P label window
+// (the multi-pass idea of 4.3.6 run in parallel: the repeated reads hit L2, not DRAM).
+// Commutative only.
 #pragma once
 #include "common.cuh"
 
 namespace lp::multireduce {
 
 struct SharedPrivatizedPlan {
-  int copies = 0;         // R: replicas of the bucket set; lanes l and l+R share one
+  int copies = 0;          // R: replicas of the bucket set; lanes l and l+R share one (0: does not fit)
+  int parts = 1;           // P: label windows; blocks b and b+1.. b+P-1 read the same inputs
+  std::uint32_t span = 0;  // labels per window
   int threads = 0;
-  int blocks = 0;
-  std::size_t smem = 0;   // bytes per block
-  bool partials = false;  // flush through set-major partials (+ reduce_columns) instead of atomics
+  int blocks = 0;          // a multiple of P
+  std::size_t smem = 0;    // bytes per block
+  bool partials = false;   // flush through set-major partials (+ reduce_columns) instead of atomics
 };
 
-// The largest R (<= 32) whose replicas fit `budget` bytes, two blocks per SM where the bucket set
-// allows (2 x 1024 threads fill an SM), one block with all of shared memory otherwise.
+constexpr int kMaxParts = 4;  // beyond 4 windows the repeated reads cost more than L2 atomics
+
+// The largest R (<= 32) whose replicas fit, two blocks per SM where the bucket set allows
+// (2 x 1024 threads fill an SM), one block with all of shared memory otherwise, and windows of
+// the labels where even that is too small.
 template <class T>
 SharedPrivatizedPlan shared_privatized_plan(std::int64_t n, std::uint32_t m, const Tuning& t) {
   SharedPrivatizedPlan p;
-  const std::size_t set = std::size_t(m) * sizeof(T), budget2 = 112 * 1024, max1 = max_shared_per_block();
+  const std::size_t budget2 = 112 * 1024, max1 = max_shared_per_block();
+  while (p.parts <= kMaxParts && ceil_div(m, p.parts) * sizeof(T) > max1) p.parts *= 2;
+  if (p.parts > kMaxParts) return p;
+  p.span = static_cast<std::uint32_t>(ceil_div(m, p.parts));
+  const std::size_t set = std::size_t(p.span) * sizeof(T);
   int per_sm = set <= budget2 ? 2 : 1;
   if (t.blocks_per_sm > 0) per_sm = t.blocks_per_sm;
   const std::size_t budget = per_sm >= 2 ? std::min(budget2, max1 / per_sm) : max1;
-  if (set > budget) return p;  // copies = 0: does not fit
+  if (set > budget) return p;
   p.copies = 1;
   while (p.copies < 32 && 2 * p.copies * set <= budget) p.copies *= 2;
   p.threads = t.threads > 0 ? t.threads : 1024;
-  p.blocks = grid_for(ceil_div(n, 4), p.threads, per_sm);
+  p.blocks = grid_for(ceil_div(n, 4), p.threads, per_sm) / p.parts * p.parts;
+  if (p.blocks == 0) p.blocks = p.parts;
   p.smem = p.copies * set;
-  p.partials = std::int64_t(p.blocks) * m > (std::int64_t(1) << 17);
+  p.partials = p.parts > 1 || std::int64_t(p.blocks) * m > (std::int64_t(1) << 17);
   return p;
 }
 
 template <class T>
 std::size_t shared_privatized_scratch_bytes(std::int64_t n, std::uint32_t m, const Tuning& t) {
   auto p = shared_privatized_plan<T>(n, m, t);
-  return p.partials ? std::size_t(p.blocks) * m * sizeof(T) : 0;
+  return p.partials ? std::size_t(p.blocks / p.parts) * m * sizeof(T) : 0;
 }
 
+// `local` is the label minus the window's first label; outside the window (wrapped above span)
+// the input belongs to another block.
 template <class Op, int R>
-__device__ __forceinline__ void privatized_update(typename Op::value_type* sb, std::uint32_t label, typename Op::value_type v, int copy) {
-  atomic_apply<Op>(sb + std::size_t(label) * R + copy, v);
+__device__ __forceinline__ void privatized_update(typename Op::value_type* sb, std::uint32_t local, typename Op::value_type v, int copy) {
+  atomic_apply<Op>(sb + std::size_t(local) * R + copy, v);
 }
 
 // Lanes sharing a copy (R < 32) that update the same bucket in one instruction are serialised;
 // the worst case (every label equal) is common (degenerate, hot zipf labels), so a warp whose 32
 // labels are equal reduces its values first and updates once. R = 32 needs no such check.
 template <class Op, int R>
-__device__ __forceinline__ void privatized_warp_update(typename Op::value_type* sb, std::uint32_t label, typename Op::value_type v,
+__device__ __forceinline__ void privatized_warp_update(typename Op::value_type* sb, std::uint32_t local, typename Op::value_type v,
                                                        bool valid, int copy) {
   using T = typename Op::value_type;
   if constexpr (R < 32) {
-    const std::uint32_t first = __shfl_sync(0xffffffffu, label, 0);
-    if (__all_sync(0xffffffffu, valid && label == first)) {
+    const std::uint32_t first = __shfl_sync(0xffffffffu, local, 0);
+    if (__all_sync(0xffffffffu, valid && local == first)) {
 #pragma unroll
       for (int off = 16; off > 0; off /= 2) v = Op::apply(v, shfl_down(v, off));
-      if ((threadIdx.x & 31) == 0) atomic_apply<Op>(sb + std::size_t(label) * R, v);
+      if ((threadIdx.x & 31) == 0) atomic_apply<Op>(sb + std::size_t(local) * R, v);
       return;
     }
   }
-  if (valid) privatized_update<Op, R>(sb, label, v, copy);
+  if (valid) privatized_update<Op, R>(sb, local, v, copy);
 }
 
 template <class Op, int R, bool kPartials>
 __global__ void __launch_bounds__(1024) shared_privatized_kernel(const std::uint32_t* __restrict__ labels,
                                                                  const typename Op::value_type* __restrict__ values, std::int64_t n,
-                                                                 std::uint32_t m, typename Op::value_type* out,
-                                                                 typename Op::value_type* partials) {
+                                                                 std::uint32_t m, int parts, std::uint32_t span,
+                                                                 typename Op::value_type* out, typename Op::value_type* partials) {
   using T = typename Op::value_type;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* sb = reinterpret_cast<T*>(smem_raw);
-  for (std::int64_t i = threadIdx.x; i < std::int64_t(m) * R; i += blockDim.x) sb[i] = Op::identity();
+  for (std::int64_t i = threadIdx.x; i < std::int64_t(span) * R; i += blockDim.x) sb[i] = Op::identity();
   __syncthreads();
 
   const int lane = threadIdx.x & 31, copy = lane % R;
+  const std::uint32_t chunk = blockIdx.x / parts, lo = (blockIdx.x % parts) * span;
   const std::int64_t quads = n / 4;
-  const std::int64_t warp = (blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x) / 32;
-  const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
+  const std::int64_t warp = (chunk * std::int64_t(blockDim.x) + threadIdx.x) / 32;
+  const std::int64_t warps = std::int64_t(gridDim.x / parts) * blockDim.x / 32;
   // Warp-uniform trip count (so the whole-warp votes are legal): each step covers 64 quads, two
   // per lane loaded before either is used, to keep two 16-byte requests per array in flight.
   for (std::int64_t base = warp * 64; base < quads; base += warps * 64) {
@@ -96,27 +112,27 @@ __global__ void __launch_bounds__(1024) shared_privatized_kernel(const std::uint
     if (__all_sync(0xffffffffu, run)) {
       T v = Op::apply(Op::apply(Op::apply(a.value[0], a.value[1]), Op::apply(a.value[2], a.value[3])),
                       Op::apply(Op::apply(b.value[0], b.value[1]), Op::apply(b.value[2], b.value[3])));
-      privatized_warp_update<Op, R>(sb, a.label[0], v, true, copy);
+      privatized_warp_update<Op, R>(sb, a.label[0] - lo, v, a.label[0] - lo < span, copy);
       continue;
     }
 #pragma unroll
-    for (int k = 0; k < 4; ++k) privatized_warp_update<Op, R>(sb, a.label[k], a.value[k], q0 < quads, copy);
+    for (int k = 0; k < 4; ++k) privatized_warp_update<Op, R>(sb, a.label[k] - lo, a.value[k], q0 < quads && a.label[k] - lo < span, copy);
 #pragma unroll
-    for (int k = 0; k < 4; ++k) privatized_warp_update<Op, R>(sb, b.label[k], b.value[k], q1 < quads, copy);
+    for (int k = 0; k < 4; ++k) privatized_warp_update<Op, R>(sb, b.label[k] - lo, b.value[k], q1 < quads && b.label[k] - lo < span, copy);
   }
-  // The last n mod 4 inputs.
-  if (blockIdx.x == 0 && threadIdx.x < n - quads * 4) {
+  // The last n mod 4 inputs, by the first chunk's blocks.
+  if (chunk == 0 && threadIdx.x < n - quads * 4) {
     const std::int64_t i = quads * 4 + threadIdx.x;
-    privatized_update<Op, R>(sb, labels[i], values[i], copy);
+    if (labels[i] - lo < span) privatized_update<Op, R>(sb, labels[i] - lo, values[i], copy);
   }
   __syncthreads();
 
-  for (std::uint32_t b = threadIdx.x; b < m; b += blockDim.x) {
+  for (std::uint32_t b = threadIdx.x; b < span && lo + b < m; b += blockDim.x) {
     T acc = sb[std::size_t(b) * R];
 #pragma unroll 4
     for (int r = 1; r < R; ++r) acc = Op::apply(acc, sb[std::size_t(b) * R + r]);
     if constexpr (kPartials)
-      partials[std::int64_t(blockIdx.x) * m + b] = acc;
+      partials[std::int64_t(chunk) * m + lo + b] = acc;
     else if (!(acc == Op::identity()))  // untouched buckets need no atomic
       atomic_apply<Op>(out + b, acc);
   }
@@ -128,19 +144,19 @@ void shared_privatized_launch(const SharedPrivatizedPlan& p, const std::uint32_t
   using T = typename Op::value_type;
   auto run = [&](auto kernel) {
     LP_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(p.smem)));
-    kernel<<<p.blocks, p.threads, p.smem, s>>>(labels, values, n, m, out, static_cast<T*>(scratch));
+    kernel<<<p.blocks, p.threads, p.smem, s>>>(labels, values, n, m, p.parts, p.span, out, static_cast<T*>(scratch));
     LP_CUDA_LAUNCH("shared_privatized_kernel");
   };
   if (p.partials) {
     run(shared_privatized_kernel<Op, R, true>);
-    reduce_columns<Op>(static_cast<T*>(scratch), p.blocks, m, out, s);
+    reduce_columns<Op>(static_cast<T*>(scratch), p.blocks / p.parts, m, out, s);
   } else {
     fill(out, m, Op::identity(), s);
     run(shared_privatized_kernel<Op, R, false>);
   }
 }
 
-// Launcher. Refuses (returns false) when one bucket set does not fit in a block's shared memory.
+// Launcher. Throws when even kMaxParts windows do not fit (the study refuses such m first).
 template <class Op>
 void shared_privatized(const std::uint32_t* labels, const typename Op::value_type* values, std::int64_t n, std::uint32_t m,
                        typename Op::value_type* out, void* scratch, const Tuning& t, cudaStream_t s) {

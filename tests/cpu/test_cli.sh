@@ -62,5 +62,13 @@ ls "$T/run" | grep -q tmp && bad "temporary file left behind" || ok
 "$B" list | grep -q mergepath_complete && ok || bad "bench list"
 "$B" sortedsearch --demo | grep -q "^checked:" && ok || bad "demo"
 
+# The multireduce study: an operator on a type it does not define is refused before any work; its
+# CI config runs (the CPU variants) and validates.
+printf '%s' '{"study": "multireduce", "axes": {"op": "min", "type": "float32"}}' > "$T/mr_bad.json"
+"$BIN/bench" multireduce --config "$T/mr_bad.json" --out "$T/mr_bad" >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && grep -q "op 'min' works on int32" "$T/err" && [ ! -e "$T/mr_bad" ] && ok || bad "multireduce op/type: rc=$rc $(cat "$T/err")"
+"$B" multireduce --config "$SRC/configs/ci/multireduce.json" --out "$T/mr" >/dev/null 2>"$T/stderr"; rc=$?
+[ $rc -eq 0 ] && [ -s "$T/mr/multireduce.json" ] && ! grep -q '"validation": "fail"' "$T/mr/multireduce.json" && ok || bad "multireduce ci config: rc=$rc $(tail -2 "$T/stderr")"
+
 echo "cli: $passes passed, $fails failed"
 [ $fails -eq 0 ]

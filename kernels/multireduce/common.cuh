@@ -24,35 +24,22 @@ struct Tuning {
   enum class Transpose { Padded, Segment, Baxter } transpose = Transpose::Padded;  // Alg 4.7 / 4.6 / 4.5
 };
 
-inline int sm_count() {
-  static int sms = [] {
+// One attribute of the current device, queried once per process: launchers size grids with these
+// inside timed regions, where a driver call would count as GPU time.
+template <cudaDeviceAttr A>
+inline int device_attribute() {
+  static int value = [] {
     int dev = 0, v = 0;
     LP_CUDA(cudaGetDevice(&dev));
-    LP_CUDA(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev));
+    LP_CUDA(cudaDeviceGetAttribute(&v, A, dev));
     return v;
   }();
-  return sms;
+  return value;
 }
 
-inline std::size_t max_shared_per_block() {
-  static std::size_t bytes = [] {
-    int dev = 0, v = 0;
-    LP_CUDA(cudaGetDevice(&dev));
-    LP_CUDA(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    return static_cast<std::size_t>(v);
-  }();
-  return bytes;
-}
-
-inline std::size_t l2_bytes() {
-  static std::size_t bytes = [] {
-    int dev = 0, v = 0;
-    LP_CUDA(cudaGetDevice(&dev));
-    LP_CUDA(cudaDeviceGetAttribute(&v, cudaDevAttrL2CacheSize, dev));
-    return static_cast<std::size_t>(v);
-  }();
-  return bytes;
-}
+inline int sm_count() { return device_attribute<cudaDevAttrMultiProcessorCount>(); }
+inline std::size_t max_shared_per_block() { return std::size_t(device_attribute<cudaDevAttrMaxSharedMemoryPerBlockOptin>()); }
+inline std::size_t l2_bytes() { return std::size_t(device_attribute<cudaDevAttrL2CacheSize>()); }
 
 inline int label_bits(std::uint32_t m) {
   int b = 0;

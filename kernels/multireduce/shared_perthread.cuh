@@ -20,25 +20,8 @@ constexpr int kDefaultItems = 8;  // the thesis's multiples of 8 (Fig 4.13)
 constexpr int kBatch = 8;         // inputs a thread loads into registers before its updates (TRISH)
 constexpr std::size_t kMaxPartialBytes = std::size_t(4) << 30;
 
-inline std::size_t shared_per_sm() {
-  static std::size_t bytes = [] {
-    int dev = 0, v = 0;
-    LP_CUDA(cudaGetDevice(&dev));
-    LP_CUDA(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
-    return static_cast<std::size_t>(v);
-  }();
-  return bytes;
-}
-
-inline std::size_t reserved_shared_per_block() {
-  static std::size_t bytes = [] {
-    int dev = 0, v = 0;
-    LP_CUDA(cudaGetDevice(&dev));
-    LP_CUDA(cudaDeviceGetAttribute(&v, cudaDevAttrReservedSharedMemoryPerBlock, dev));
-    return static_cast<std::size_t>(v);
-  }();
-  return bytes;
-}
+inline std::size_t shared_per_sm() { return std::size_t(device_attribute<cudaDevAttrMaxSharedMemoryPerMultiprocessor>()); }
+inline std::size_t reserved_shared_per_block() { return std::size_t(device_attribute<cudaDevAttrReservedSharedMemoryPerBlock>()); }
 
 struct Grid {
   int threads = 0, blocks = 0, n_items = 0;

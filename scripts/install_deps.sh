@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the build needs on Debian/Ubuntu, if missing: CMake, a C++ compiler, CLI11,
-# nlohmann/json, fmt, and matplotlib for the figures. The CUDA toolkit must already be there.
+# nlohmann/json, fmt, matplotlib for the figures, and valgrind (the cache simulator is validated
+# against Cachegrind in a CPU test). The CUDA toolkit must already be there.
 set -euo pipefail
-pkgs=(cmake g++ make git libcli11-dev nlohmann-json3-dev libfmt-dev python3-matplotlib)
+pkgs=(cmake g++ make git libcli11-dev nlohmann-json3-dev libfmt-dev python3-matplotlib valgrind)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -1,0 +1,464 @@
+// Data-cache hierarchy simulator for the thesis's §2.4 cache simulator (Eilers 2014, ch. 2.3-2.4).
+//
+// Model, stated once so every caller knows what is and is not simulated:
+//  - Levels are searched L1 first. A demand miss at level i reads the whole line from level i+1
+//    (or memory) and fills it into level i: write-back with write-allocate is the only write
+//    policy (a store marks the line dirty; the dirty line is written out only when evicted).
+//  - A dirty victim is counted as a write-back of the level that evicts it and, unless
+//    Hierarchy::writeback_to_next_level is false, written into level i+1 (marking it dirty there,
+//    allocating it if absent). false reproduces Cachegrind, which models no write-back traffic.
+//  - An inclusive level back-invalidates the inner copies of every line it evicts (their dirty
+//    data travels with the victim).
+//  - A prefetcher watches the demand-miss stream of the level it is attached to and fills lines
+//    into that level through the outer levels; prefetch fills never trigger further prefetches.
+//    The first demand hit on a prefetched line counts as a miss for training (tagged prefetching):
+//    otherwise a successful prefetch would hide the very miss that keeps the stream going.
+//  - TLB levels are looked up in order for every access; a miss in all of them is a page walk.
+//  - Timing fields (latency_ns, walk_ns, memory_latency_ns) are carried for the timing models of
+//    `bench cachesim`; the simulator itself only counts events.
+// Speed matters (the study replays 2^26-access streams for many m), so the hot path uses flat
+// arrays, shift/mask set indexing and no allocation.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace lp::cachesim {
+
+enum class Policy { LRU, TreePLRU, Random };
+enum class Prefetch { None, NextLine, Stride };
+
+inline const char* policy_name(Policy p) {
+  return p == Policy::LRU ? "lru" : p == Policy::TreePLRU ? "tree_plru" : "random";
+}
+inline const char* prefetch_name(Prefetch p) {
+  return p == Prefetch::None ? "none" : p == Prefetch::NextLine ? "next_line" : "stride";
+}
+
+struct Level {
+  std::string name = "L1";
+  std::uint64_t size_bytes = 32768;
+  std::uint32_t line_bytes = 64;
+  std::uint32_t ways = 8;
+  Policy policy = Policy::LRU;
+  // The only write policy simulated; kept as a field so a config states it explicitly and a
+  // config asking for anything else (write-through, no-allocate) is rejected, not ignored.
+  bool write_back_write_allocate = true;
+  bool inclusive = false;  // of all inner levels
+  Prefetch prefetcher = Prefetch::None;
+  double latency_ns = 1.0;
+};
+
+struct Tlb {
+  std::string name = "DTLB";
+  std::uint32_t entries = 64;
+  std::uint32_t ways = 4;
+  std::uint64_t page_bytes = 4096;
+  double walk_ns = 0.0;  // cost of a miss in this level that the next level (or the walk) serves
+};
+
+struct Hierarchy {
+  std::vector<Level> levels;  // L1 first
+  std::vector<Tlb> tlbs;      // first level first
+  double memory_latency_ns = 100.0;
+  bool writeback_to_next_level = true;
+  std::uint64_t seed = 1;  // for Policy::Random
+};
+
+namespace detail {
+inline bool pow2(std::uint64_t x) { return x && !(x & (x - 1)); }
+inline unsigned log2u(std::uint64_t x) { unsigned r = 0; while (x >>= 1) ++r; return r; }
+}  // namespace detail
+
+// "" when the hierarchy can be simulated, else one line naming the offending key.
+inline std::string validate(const Hierarchy& h) {
+  using detail::pow2;
+  if (h.levels.empty()) return "levels: at least one cache level is required";
+  for (std::size_t i = 0; i < h.levels.size(); ++i) {
+    const Level& l = h.levels[i];
+    const std::string k = "levels[" + std::to_string(i) + "].";
+    if (l.ways == 0) return k + "ways: must be >= 1";
+    if (!pow2(l.line_bytes)) return k + "line_bytes: " + std::to_string(l.line_bytes) + " is not a power of two";
+    const std::uint64_t way_bytes = std::uint64_t(l.line_bytes) * l.ways;
+    if (l.size_bytes == 0 || l.size_bytes % way_bytes)
+      return k + "size_bytes: " + std::to_string(l.size_bytes) + " is not a multiple of line_bytes x ways (" +
+             std::to_string(way_bytes) + ")";
+    const std::uint64_t sets = l.size_bytes / way_bytes;
+    if (!pow2(sets)) return k + "size_bytes: gives " + std::to_string(sets) + " sets, not a power of two";
+    if (l.policy == Policy::TreePLRU && (!pow2(l.ways) || l.ways > 64))
+      return k + "ways: tree_plru needs a power of two <= 64, got " + std::to_string(l.ways);
+    if (!l.write_back_write_allocate) return k + "write_back_write_allocate: only write-back write-allocate is simulated";
+    if (!(l.latency_ns >= 0)) return k + "latency_ns: must be >= 0";
+  }
+  for (std::size_t i = 0; i < h.tlbs.size(); ++i) {
+    const Tlb& t = h.tlbs[i];
+    const std::string k = "tlbs[" + std::to_string(i) + "].";
+    if (t.ways == 0) return k + "ways: must be >= 1";
+    if (t.entries == 0 || t.entries % t.ways) return k + "entries: " + std::to_string(t.entries) + " is not a multiple of ways";
+    if (!pow2(t.entries / t.ways)) return k + "entries: gives " + std::to_string(t.entries / t.ways) + " sets, not a power of two";
+    if (!pow2(t.page_bytes)) return k + "page_bytes: " + std::to_string(t.page_bytes) + " is not a power of two";
+    if (!(t.walk_ns >= 0)) return k + "walk_ns: must be >= 0";
+  }
+  if (!(h.memory_latency_ns >= 0)) return "memory_latency_ns: must be >= 0";
+  return "";
+}
+
+// ---- JSON --------------------------------------------------------------------------------------
+// Every error is one line naming the key; unknown keys are rejected so a typo ("assoc" for "ways")
+// cannot silently fall back to a default.
+struct ConfigError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+namespace detail {
+inline void reject_unknown(const nlohmann::json& j, const std::string& where, std::initializer_list<const char*> known) {
+  if (!j.is_object()) throw ConfigError(where + ": must be an object");
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    bool ok = false;
+    for (const char* k : known) ok = ok || it.key() == k;
+    if (!ok) throw ConfigError(where + (where.empty() ? "" : ".") + it.key() + ": unknown key");
+  }
+}
+template <class T>
+void get(const nlohmann::json& j, const char* key, const std::string& where, T& out) {
+  auto it = j.find(key);
+  if (it == j.end()) return;
+  try {
+    if constexpr (std::is_unsigned_v<T> && !std::is_same_v<T, bool>) {  // no silent wrap of -4
+      if (!it->is_number_unsigned()) throw ConfigError("");
+    }
+    out = it->get<T>();
+  } catch (const std::exception&) {
+    throw ConfigError(where + key + ": wrong type (" + std::string(it->type_name()) + ")");
+  }
+}
+}  // namespace detail
+
+inline Policy parse_policy(const std::string& s, const std::string& key) {
+  if (s == "lru") return Policy::LRU;
+  if (s == "tree_plru" || s == "plru") return Policy::TreePLRU;
+  if (s == "random") return Policy::Random;
+  throw ConfigError(key + ": unknown policy '" + s + "' (lru, tree_plru, random)");
+}
+inline Prefetch parse_prefetch(const std::string& s, const std::string& key) {
+  if (s == "none") return Prefetch::None;
+  if (s == "next_line") return Prefetch::NextLine;
+  if (s == "stride") return Prefetch::Stride;
+  throw ConfigError(key + ": unknown prefetcher '" + s + "' (none, next_line, stride)");
+}
+
+// Parses and validates; throws ConfigError with one line naming the key.
+inline Hierarchy parse_hierarchy(const nlohmann::json& j) {
+  using detail::get;
+  detail::reject_unknown(j, "", {"levels", "tlbs", "memory_latency_ns", "writeback_to_next_level", "seed"});
+  Hierarchy h;
+  get(j, "memory_latency_ns", "", h.memory_latency_ns);
+  get(j, "writeback_to_next_level", "", h.writeback_to_next_level);
+  get(j, "seed", "", h.seed);
+  if (!j.contains("levels") || !j["levels"].is_array()) throw ConfigError("levels: required array of cache levels");
+  for (std::size_t i = 0; i < j["levels"].size(); ++i) {
+    const auto& e = j["levels"][i];
+    const std::string w = "levels[" + std::to_string(i) + "]";
+    detail::reject_unknown(e, w, {"name", "size_bytes", "line_bytes", "ways", "policy", "write_policy", "inclusive",
+                                  "prefetcher", "latency_ns"});
+    Level l;
+    l.name = "L" + std::to_string(i + 1);
+    const std::string p = w + ".";
+    get(e, "name", p, l.name);
+    get(e, "size_bytes", p, l.size_bytes);
+    get(e, "line_bytes", p, l.line_bytes);
+    get(e, "ways", p, l.ways);
+    get(e, "inclusive", p, l.inclusive);
+    get(e, "latency_ns", p, l.latency_ns);
+    std::string s;
+    if (e.contains("policy")) { get(e, "policy", p, s); l.policy = parse_policy(s, p + "policy"); }
+    if (e.contains("prefetcher")) { get(e, "prefetcher", p, s); l.prefetcher = parse_prefetch(s, p + "prefetcher"); }
+    if (e.contains("write_policy")) {
+      get(e, "write_policy", p, s);
+      if (s != "write_back_write_allocate")
+        throw ConfigError(p + "write_policy: '" + s + "' not simulated (only write_back_write_allocate)");
+    }
+    h.levels.push_back(l);
+  }
+  if (j.contains("tlbs")) {
+    if (!j["tlbs"].is_array()) throw ConfigError("tlbs: must be an array");
+    for (std::size_t i = 0; i < j["tlbs"].size(); ++i) {
+      const auto& e = j["tlbs"][i];
+      const std::string w = "tlbs[" + std::to_string(i) + "]";
+      detail::reject_unknown(e, w, {"name", "entries", "ways", "page_bytes", "walk_ns"});
+      Tlb t;
+      t.name = "TLB" + std::to_string(i + 1);
+      const std::string p = w + ".";
+      get(e, "name", p, t.name);
+      get(e, "entries", p, t.entries);
+      get(e, "ways", p, t.ways);
+      get(e, "page_bytes", p, t.page_bytes);
+      get(e, "walk_ns", p, t.walk_ns);
+      h.tlbs.push_back(t);
+    }
+  }
+  if (std::string err = validate(h); !err.empty()) throw ConfigError(err);
+  return h;
+}
+
+// ---- simulation --------------------------------------------------------------------------------
+struct LevelStats {
+  std::string name;
+  std::uint64_t hits = 0, misses = 0;  // demand accesses (core, inner-level fills, prefetch fills)
+  std::uint64_t writebacks = 0;        // dirty lines this level evicted
+  std::uint64_t prefetches = 0;        // fills issued by this level's prefetcher
+};
+struct TlbStats {
+  std::string name;
+  std::uint64_t hits = 0, misses = 0;
+};
+struct Stats {
+  std::vector<LevelStats> levels;
+  std::vector<TlbStats> tlbs;
+  std::uint64_t accesses = 0, memory_reads = 0, memory_writes = 0, page_walks = 0;
+};
+
+class Simulator {
+ public:
+  explicit Simulator(const Hierarchy& h) : h_(h) {
+    if (std::string err = validate(h); !err.empty()) throw ConfigError(err);
+    for (std::size_t i = 0; i < h.levels.size(); ++i) {
+      const Level& l = h.levels[i];
+      Set s;
+      s.ways = l.ways;
+      s.line_shift = detail::log2u(l.line_bytes);
+      s.set_mask = l.size_bytes / (std::uint64_t(l.line_bytes) * l.ways) - 1;
+      s.policy = l.policy;
+      s.inclusive = l.inclusive;
+      s.prefetch = l.prefetcher;
+      s.entry.assign((s.set_mask + 1) * l.ways, kInvalid);
+      if (l.policy == Policy::TreePLRU) s.plru.assign(s.set_mask + 1, 0);
+      s.rng = h.seed * 0x9e3779b97f4a7c15ull + i + 1;
+      c_.push_back(std::move(s));
+      stats_.levels.push_back({l.name});
+    }
+    for (const Tlb& t : h.tlbs) {
+      TlbState s;
+      s.ways = t.ways;
+      s.page_shift = detail::log2u(t.page_bytes);
+      s.set_mask = t.entries / t.ways - 1;
+      s.entry.assign(t.entries, kInvalid);
+      t_.push_back(std::move(s));
+      stats_.tlbs.push_back({t.name});
+    }
+  }
+
+  void access(std::uint64_t addr, bool is_write) {
+    ++stats_.accesses;
+    if (!t_.empty()) translate(addr);
+    fetch(0, addr, is_write, false);
+  }
+
+  const Stats& stats() const { return stats_; }
+  const Hierarchy& hierarchy() const { return h_; }
+
+ private:
+  // An entry is (line << 2) | (prefetched, not yet used << 1) | dirty; an all-ones entry is an
+  // empty way (no real line number reaches 2^62 - 1).
+  static constexpr std::uint64_t kDirty = 1, kPrefetched = 2, kFlags = 3;
+  static constexpr std::uint64_t kInvalid = ~std::uint64_t(0);
+
+  struct Set {  // one cache level: sets x ways entries, set-major
+    std::uint32_t ways = 0, line_shift = 0;
+    std::uint64_t set_mask = 0;
+    Policy policy = Policy::LRU;
+    bool inclusive = false;
+    Prefetch prefetch = Prefetch::None;
+    std::vector<std::uint64_t> entry;  // LRU: each set ordered most recent first
+    std::vector<std::uint64_t> plru;   // tree bits per set, heap-numbered from 1
+    std::uint64_t rng = 1;
+    std::uint64_t last_miss = kInvalid;  // stride prefetcher state
+    std::int64_t last_stride = 0;
+  };
+  struct TlbState {
+    std::uint32_t ways = 0, page_shift = 0;
+    std::uint64_t set_mask = 0;
+    std::vector<std::uint64_t> entry;  // LRU-ordered page numbers per set
+  };
+
+  static void plru_touch(std::uint64_t& bits, std::uint32_t way, std::uint32_t ways) {
+    // Walk root to leaf, pointing every node on the path away from the way just used.
+    std::uint32_t node = 1;
+    for (std::uint32_t half = ways >> 1; half; half >>= 1) {
+      const std::uint32_t dir = (way & half) ? 1 : 0;
+      if (dir) bits &= ~(std::uint64_t(1) << node); else bits |= std::uint64_t(1) << node;
+      node = 2 * node + dir;
+    }
+  }
+  static std::uint32_t plru_victim(std::uint64_t bits, std::uint32_t ways) {
+    std::uint32_t node = 1, way = 0;
+    for (std::uint32_t half = ways >> 1; half; half >>= 1) {
+      const std::uint32_t dir = (bits >> node) & 1;
+      way |= dir ? half : 0;
+      node = 2 * node + dir;
+    }
+    return way;
+  }
+
+  // Looks the line up; on a hit updates recency (and the dirty bit) and returns 1, or 2 for the
+  // first use of a prefetched line; 0 on a miss.
+  static int lookup(Set& c, std::uint64_t line, bool dirty) {
+    const std::uint64_t set = line & c.set_mask;
+    std::uint64_t* e = &c.entry[set * c.ways];
+    const std::uint64_t want = line << 2;
+    for (std::uint32_t w = 0; w < c.ways; ++w) {
+      if ((e[w] & ~kFlags) != want || e[w] == kInvalid) continue;
+      const int first_use = (e[w] & kPrefetched) ? 2 : 1;
+      const std::uint64_t v = (e[w] & ~kPrefetched) | std::uint64_t(dirty);
+      if (c.policy == Policy::LRU) {
+        for (std::uint32_t k = w; k > 0; --k) e[k] = e[k - 1];  // move to front
+        e[0] = v;
+      } else {
+        e[w] = v;
+        if (c.policy == Policy::TreePLRU) plru_touch(c.plru[set], w, c.ways);
+      }
+      return first_use;
+    }
+    return 0;
+  }
+
+  // Puts `line` into level i, evicting a victim (write-back, back-invalidation) if the set is full.
+  void insert(std::size_t i, std::uint64_t line, std::uint64_t flags) {
+    Set& c = c_[i];
+    const std::uint64_t set = line & c.set_mask;
+    std::uint64_t* e = &c.entry[set * c.ways];
+    std::uint32_t w = c.ways;
+    for (std::uint32_t k = 0; k < c.ways; ++k)
+      if (e[k] == kInvalid) { w = k; break; }
+    if (w == c.ways) {
+      w = c.policy == Policy::LRU ? c.ways - 1
+          : c.policy == Policy::TreePLRU ? plru_victim(c.plru[set], c.ways)
+                                         : static_cast<std::uint32_t>(next_rng(c.rng) % c.ways);
+    }
+    const std::uint64_t victim = e[w];
+    if (c.policy == Policy::LRU) {
+      for (std::uint32_t k = w; k > 0; --k) e[k] = e[k - 1];
+      e[0] = (line << 2) | flags;
+    } else {
+      e[w] = (line << 2) | flags;
+      if (c.policy == Policy::TreePLRU) plru_touch(c.plru[set], w, c.ways);
+    }
+    if (victim != kInvalid) evicted(i, victim >> 2, victim & kDirty);
+  }
+
+  void evicted(std::size_t i, std::uint64_t line, bool dirty) {
+    const std::uint64_t addr = line << c_[i].line_shift;
+    if (c_[i].inclusive)
+      for (std::size_t j = 0; j < i; ++j) dirty |= invalidate_range(j, addr, std::uint64_t(1) << c_[i].line_shift);
+    if (!dirty) return;
+    ++stats_.levels[i].writebacks;
+    if (!h_.writeback_to_next_level) return;
+    if (i + 1 == c_.size()) { ++stats_.memory_writes; return; }
+    Set& n = c_[i + 1];
+    const std::uint64_t nl = addr >> n.line_shift;
+    if (!lookup(n, nl, true)) insert(i + 1, nl, kDirty);
+  }
+
+  // Drops every line of level j inside [addr, addr + bytes); returns whether any was dirty.
+  bool invalidate_range(std::size_t j, std::uint64_t addr, std::uint64_t bytes) {
+    Set& c = c_[j];
+    bool dirty = false;
+    const std::uint64_t step = std::uint64_t(1) << c.line_shift;
+    for (std::uint64_t a = addr & ~(step - 1); a < addr + bytes; a += step) {
+      const std::uint64_t line = a >> c.line_shift;
+      std::uint64_t* e = &c.entry[(line & c.set_mask) * c.ways];
+      for (std::uint32_t w = 0; w < c.ways; ++w) {
+        if (e[w] == kInvalid || (e[w] >> 2) != line) continue;
+        dirty |= e[w] & kDirty;
+        if (c.policy == Policy::LRU) {  // keep empty ways at the tail so the tail is the victim
+          for (std::uint32_t k = w; k + 1 < c.ways; ++k) e[k] = e[k + 1];
+          e[c.ways - 1] = kInvalid;
+        } else {
+          e[w] = kInvalid;
+        }
+        break;
+      }
+    }
+    return dirty;
+  }
+
+  void fetch(std::size_t i, std::uint64_t addr, bool is_write, bool is_prefetch) {
+    if (i == c_.size()) { ++stats_.memory_reads; return; }
+    Set& c = c_[i];
+    const std::uint64_t line = addr >> c.line_shift;
+    if (const int hit = lookup(c, line, is_write)) {
+      ++stats_.levels[i].hits;
+      if (hit == 2 && !is_prefetch) prefetch(i, line);
+      return;
+    }
+    ++stats_.levels[i].misses;
+    fetch(i + 1, addr, false, is_prefetch);  // write-allocate: the line is read, then written here
+    insert(i, line, is_write ? kDirty : 0);
+    if (c.prefetch != Prefetch::None && !is_prefetch) prefetch(i, line);
+  }
+
+  void prefetch(std::size_t i, std::uint64_t line) {
+    Set& c = c_[i];
+    std::uint64_t target = kInvalid;
+    if (c.prefetch == Prefetch::NextLine) {
+      target = line + 1;
+    } else {  // stride: two equal consecutive deltas in this level's miss stream
+      const std::int64_t d = c.last_miss == kInvalid ? 0 : std::int64_t(line - c.last_miss);
+      if (d != 0 && d == c.last_stride) target = line + std::uint64_t(d);
+      c.last_stride = d;
+      c.last_miss = line;
+    }
+    if (target == kInvalid) return;
+    const std::uint64_t set = target & c.set_mask;
+    const std::uint64_t* e = &c.entry[set * c.ways];
+    for (std::uint32_t w = 0; w < c.ways; ++w)
+      if (e[w] != kInvalid && (e[w] >> 2) == target) return;  // already present: no recency change
+    ++stats_.levels[i].prefetches;
+    fetch(i + 1, target << c.line_shift, false, true);
+    insert(i, target, kPrefetched);
+  }
+
+  void translate(std::uint64_t addr) {
+    std::size_t k = 0;
+    for (; k < t_.size(); ++k) {
+      TlbState& t = t_[k];
+      const std::uint64_t page = addr >> t.page_shift;
+      std::uint64_t* e = &t.entry[(page & t.set_mask) * t.ways];
+      std::uint32_t w = 0;
+      while (w < t.ways && e[w] != page) ++w;
+      if (w < t.ways) {
+        for (; w > 0; --w) e[w] = e[w - 1];
+        e[0] = page;
+        ++stats_.tlbs[k].hits;
+        break;
+      }
+      ++stats_.tlbs[k].misses;
+    }
+    if (k == t_.size()) ++stats_.page_walks;
+    // Fill every level that missed (LRU: the tail is the victim).
+    for (std::size_t j = 0; j < k && j < t_.size(); ++j) {
+      TlbState& t = t_[j];
+      const std::uint64_t page = addr >> t.page_shift;
+      std::uint64_t* e = &t.entry[(page & t.set_mask) * t.ways];
+      for (std::uint32_t w = t.ways - 1; w > 0; --w) e[w] = e[w - 1];
+      e[0] = page;
+    }
+  }
+
+  static std::uint64_t next_rng(std::uint64_t& s) {  // xorshift64*: cheap, seeded, reproducible
+    s ^= s >> 12; s ^= s << 25; s ^= s >> 27;
+    return s * 0x2545f4914f6cdd1dull;
+  }
+
+  Hierarchy h_;
+  std::vector<Set> c_;
+  std::vector<TlbState> t_;
+  Stats stats_;
+};
+
+}  // namespace lp::cachesim

@@ -1,0 +1,61 @@
+// Hierarchies of the thesis's two CPUs (Eilers 2014, §2.2 and §2.4: Core2 Duo T7300, Opteron 6274)
+// as JSON text, so presets go through the same parser and validation as user configs.
+// Sizes, ways and line sizes are the vendors' published figures. Latencies and TLB sizes are
+// typical values from vendor optimisation guides and public measurements (cycles converted at
+// the nominal clock: T7300 2.0 GHz, 6274 2.2 GHz); they are starting points for calibration by
+// the latency probe, not measurements of the thesis's machines.
+#pragma once
+#include "cpu_reference/cachesim/cache_sim.hpp"
+
+#include <string>
+#include <vector>
+
+namespace lp::cachesim {
+
+// Core2 Duo T7300 (Merom): 32 KiB 8-way L1D (3 cycles), 4 MiB 16-way shared L2 (~14 cycles),
+// DTLB0 16 entries 4-way (loads) and DTLB1 256 entries 4-way, DDR2 main memory. 111 ns is the
+// thesis's pointer-chasing figure for its older test system (§2.4).
+inline const char* const kCore2DuoT7300 = R"({
+  "levels": [
+    {"name": "L1D", "size_bytes": 32768,   "line_bytes": 64, "ways": 8,  "policy": "lru", "latency_ns": 1.5},
+    {"name": "L2",  "size_bytes": 4194304, "line_bytes": 64, "ways": 16, "policy": "lru", "latency_ns": 7.0}
+  ],
+  "tlbs": [
+    {"name": "DTLB0", "entries": 16,  "ways": 4, "page_bytes": 4096, "walk_ns": 1.0},
+    {"name": "DTLB1", "entries": 256, "ways": 4, "page_bytes": 4096, "walk_ns": 15.0}
+  ],
+  "memory_latency_ns": 111.0
+})";
+
+// Opteron 6274 (Interlagos, Bulldozer): 16 KiB 4-way L1D per core (4 cycles), 2 MiB 16-way L2 per
+// two-core module (~20 cycles), L3 per die (~65 cycles). The die's L3 is 8 MiB 64-way, of which
+// the thesis's system reports 6 MiB usable (the rest is taken by the HT Assist probe filter);
+// 6 MiB at 64 ways gives 1536 sets, which the simulator's shift/mask indexing cannot represent,
+// so the preset keeps the 6 MiB and 2048 sets with 48 ways. L1 DTLB 32 entries fully associative,
+// L2 DTLB 1024 entries 8-way.
+inline const char* const kOpteron6274 = R"({
+  "levels": [
+    {"name": "L1D", "size_bytes": 16384,   "line_bytes": 64, "ways": 4,  "policy": "lru", "latency_ns": 1.8},
+    {"name": "L2",  "size_bytes": 2097152, "line_bytes": 64, "ways": 16, "policy": "lru", "latency_ns": 9.1},
+    {"name": "L3",  "size_bytes": 6291456, "line_bytes": 64, "ways": 48, "policy": "lru", "latency_ns": 30.0}
+  ],
+  "tlbs": [
+    {"name": "L1DTLB", "entries": 32,   "ways": 32, "page_bytes": 4096, "walk_ns": 3.0},
+    {"name": "L2DTLB", "entries": 1024, "ways": 8,  "page_bytes": 4096, "walk_ns": 25.0}
+  ],
+  "memory_latency_ns": 95.0
+})";
+
+struct Preset {
+  const char* name;
+  const char* json;
+};
+inline std::vector<Preset> presets() { return {{"core2-t7300", kCore2DuoT7300}, {"opteron-6274", kOpteron6274}}; }
+
+inline Hierarchy preset(const std::string& name) {
+  for (const Preset& p : presets())
+    if (name == p.name) return parse_hierarchy(nlohmann::json::parse(p.json));
+  throw ConfigError("preset: unknown machine '" + name + "' (core2-t7300, opteron-6274)");
+}
+
+}  // namespace lp::cachesim

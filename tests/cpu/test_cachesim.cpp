@@ -1,0 +1,235 @@
+// The cache simulator (lp::cachesim) against facts that hold for any correct simulator: LRU hit
+// rates of uniform streams, compulsory-only misses, LRU's inclusion property, write-back counts,
+// config rejection; plus a throughput self-report (no timing assertion: CI machines vary).
+#include "check.hpp"
+#include "cpu_reference/cachesim/cache_sim.hpp"
+#include "cpu_reference/cachesim/presets.hpp"
+#include "apps/harness/datagen.hpp"
+
+#include <chrono>
+#include <cstdio>
+
+using namespace lp::cachesim;
+
+namespace {
+
+Level level(std::uint64_t size, std::uint32_t ways, Policy p = Policy::LRU, std::uint32_t line = 64) {
+  Level l;
+  l.size_bytes = size;
+  l.ways = ways;
+  l.line_bytes = line;
+  l.policy = p;
+  return l;
+}
+Hierarchy one(Level l) {
+  Hierarchy h;
+  h.levels = {l};
+  return h;
+}
+
+// Uniform accesses over m lines: after warm-up, each set holds `ways` of the m/sets lines that map
+// to it, so any policy that keeps the set full hits with probability C/m.
+void uniform_hit_rate(Policy p) {
+  for (std::uint64_t m : {2048u, 8192u}) {
+    Simulator sim(one(level(32768, 8, p)));  // C = 512 lines
+    harness::Rng rng(42 + m);
+    for (int i = 0; i < 200000; ++i) sim.access(rng.below(m) * 64, false);
+    const auto before = sim.stats().levels[0];
+    const int n = 2000000;
+    for (int i = 0; i < n; ++i) sim.access(rng.below(m) * 64 + 8, false);
+    const double hit = double(sim.stats().levels[0].hits - before.hits) / n;
+    CHECK_MSG(std::abs(hit - 512.0 / double(m)) < 0.02,
+              policy_name(p) << " m=" << m << " hit " << hit << " vs " << 512.0 / double(m));
+  }
+}
+
+void compulsory_only() {
+  for (Policy p : {Policy::LRU, Policy::TreePLRU, Policy::Random}) {
+    Hierarchy h;
+    h.levels = {level(32768, 8, p), level(262144, 16, p)};
+    Simulator sim(h);
+    harness::Rng rng(7);
+    const std::uint64_t lines = 400;  // contiguous: at most 7 lines per L1 set of 8 ways
+    for (int i = 0; i < 100000; ++i) sim.access(0x10000 + rng.below(lines * 64), rng.below(4) == 0);
+    CHECK_MSG(sim.stats().levels[0].misses == lines, policy_name(p) << " L1 misses " << sim.stats().levels[0].misses);
+    CHECK(sim.stats().levels[1].misses == lines);
+    CHECK(sim.stats().levels[0].writebacks == 0);  // nothing was ever evicted
+    CHECK(sim.stats().memory_reads == lines);
+  }
+}
+
+std::vector<std::uint64_t> trace(int kind, std::uint64_t seed) {
+  std::vector<std::uint64_t> t;
+  harness::Rng rng(seed);
+  const int n = 200000;
+  if (kind == 0) {  // uniform over 1 MiB
+    for (int i = 0; i < n; ++i) t.push_back(rng.below(1 << 20));
+  } else if (kind == 1) {  // multireduce-like: sequential labels plus a random bucket
+    auto lab = harness::labels(n / 2, 1 << 16, "zipf", 0.8, seed);
+    for (int i = 0; i < n / 2; ++i) { t.push_back(0x4000000 + 4ull * i); t.push_back(4ull * lab[i]); }
+  } else {  // loops over working sets of varying size
+    while (int(t.size()) < n) {
+      const std::uint64_t ws = 4096 + rng.below(1 << 19), base = rng.below(1 << 22);
+      for (std::uint64_t a = 0; a < ws && int(t.size()) < n; a += 64) t.push_back(base + a);
+    }
+  }
+  return t;
+}
+
+std::uint64_t misses(const std::vector<std::uint64_t>& t, std::uint64_t size, std::uint32_t ways) {
+  Simulator sim(one(level(size, ways)));
+  for (auto a : t) sim.access(a, false);
+  return sim.stats().levels[0].misses;
+}
+
+// LRU's stack property: more ways in the same sets, or twice the sets (each new set sees a
+// subsequence of an old set's stream) can never add a miss.
+void lru_monotone() {
+  for (int kind = 0; kind < 3; ++kind)
+    for (std::uint64_t seed : {1u, 2u}) {
+      const auto t = trace(kind, seed);
+      for (std::uint32_t ways : {1u, 2u, 4u, 8u, 16u}) {
+        std::uint64_t prev = ~0ull;
+        for (std::uint64_t size = 4096; size <= (1u << 20); size *= 2) {
+          const std::uint64_t m = misses(t, size, ways);
+          CHECK_MSG(m <= prev, "kind " << kind << " ways " << ways << " size " << size << ": " << m << " > " << prev);
+          prev = m;
+        }
+      }
+      for (std::uint64_t sets : {16u, 64u, 256u}) {
+        std::uint64_t prev = ~0ull;
+        for (std::uint32_t ways = 1; ways <= 32; ways *= 2) {
+          const std::uint64_t m = misses(t, sets * ways * 64, ways);
+          CHECK_MSG(m <= prev, "kind " << kind << " sets " << sets << " ways " << ways << ": " << m << " > " << prev);
+          prev = m;
+        }
+      }
+    }
+}
+
+void writebacks() {
+  Hierarchy h;
+  h.levels = {level(32768, 8), level(1 << 20, 16)};
+  {
+    Simulator sim(h);
+    for (const auto a : trace(0, 3)) sim.access(a, false);
+    for (const auto& l : sim.stats().levels) CHECK_MSG(l.writebacks == 0, l.name << " wrote back on a read-only trace");
+    CHECK(sim.stats().memory_writes == 0);
+  }
+  {
+    // Dirty 1024 lines, then stream 4096 clean ones through: every dirty line leaves L1 exactly
+    // once; L2 (1 MiB) keeps them all, so nothing reaches memory.
+    Simulator sim(h);
+    for (std::uint64_t i = 0; i < 1024; ++i) sim.access(i * 64, true);
+    for (std::uint64_t i = 0; i < 4096; ++i) sim.access((1 << 21) + i * 64, false);
+    CHECK_MSG(sim.stats().levels[0].writebacks == 1024, sim.stats().levels[0].writebacks);
+    CHECK(sim.stats().levels[1].writebacks == 0);
+    CHECK(sim.stats().memory_writes == 0);
+  }
+}
+
+void inclusive() {
+  // 1 set x 4 ways in both levels. After A B C D and a hit on A in L1, L2's LRU line is A;
+  // E evicts A from an inclusive L2, which must invalidate L1's copy, so A misses again.
+  for (bool incl : {false, true}) {
+    Hierarchy h;
+    h.levels = {level(256, 4), level(256, 4)};
+    h.levels[1].inclusive = incl;
+    Simulator sim(h);
+    for (std::uint64_t a : {0, 1, 2, 3, 0, 4, 0}) sim.access(a * 64, false);
+    CHECK_MSG(sim.stats().levels[0].misses == (incl ? 6u : 5u), "inclusive=" << incl << " L1 misses " << sim.stats().levels[0].misses);
+  }
+}
+
+void prefetchers_and_tlb() {
+  for (Prefetch p : {Prefetch::NextLine, Prefetch::Stride}) {
+    Level l = level(32768, 8);
+    l.prefetcher = p;
+    Simulator sim(one(l));
+    const std::uint64_t stride = p == Prefetch::NextLine ? 1 : 3, n = 10000;
+    for (std::uint64_t i = 0; i < n; ++i) sim.access(i * stride * 64, false);
+    CHECK_MSG(sim.stats().levels[0].misses < n * 6 / 10, prefetch_name(p) << " misses " << sim.stats().levels[0].misses);
+    CHECK(sim.stats().levels[0].prefetches > 0);
+  }
+  Hierarchy h = one(level(32768, 8));
+  h.tlbs = {Tlb{"T1", 16, 4, 4096, 1.0}, Tlb{"T2", 256, 4, 4096, 20.0}};
+  Simulator sim(h);
+  for (int rep = 0; rep < 10; ++rep)
+    for (std::uint64_t p = 0; p < 100; ++p) sim.access(p * 4096 + 128, false);  // 100 pages: fit T2 only
+  CHECK(sim.stats().page_walks == 100);
+  CHECK(sim.stats().tlbs[1].misses == 100);
+  CHECK(sim.stats().tlbs[0].misses == 1000);  // 16 entries, 100 pages cycled: LRU always misses
+}
+
+std::string parse_error(const std::string& text) {
+  try {
+    parse_hierarchy(nlohmann::json::parse(text));
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void config_errors() {
+  auto bad = [](const std::string& level, const std::string& key) {
+    const std::string err = parse_error(R"({"levels":[{"size_bytes":32768,"ways":8},)" + level + "]}");
+    CHECK_MSG(err.find(key) != std::string::npos && err.find('\n') == std::string::npos,
+              "expected '" << key << "' in: " << err);
+  };
+  bad(R"({"size_bytes":1000,"line_bytes":64,"ways":8})", "levels[1].size_bytes");
+  bad(R"({"size_bytes":65536,"ways":0})", "levels[1].ways");
+  bad(R"({"size_bytes":65536,"ways":4,"policy":"fifo"})", "levels[1].policy");
+  bad(R"({"size_bytes":65536,"ways":4,"assoc":4})", "levels[1].assoc");
+  bad(R"({"size_bytes":65536,"ways":4,"line_bytes":48})", "levels[1].line_bytes");
+  bad(R"({"size_bytes":196608,"ways":4})", "levels[1].size_bytes");  // 768 sets
+  bad(R"({"size_bytes":65536,"ways":4,"prefetcher":"magic"})", "levels[1].prefetcher");
+  bad(R"({"size_bytes":65536,"ways":-4})", "levels[1].ways");
+  CHECK(parse_error(R"({"levels":[{"ways":8}],"bogus":1})").find("bogus") != std::string::npos);
+  CHECK(parse_error(R"({"levels":[{"ways":8}],"tlbs":[{"entries":48,"ways":0}]})").find("tlbs[0].ways") != std::string::npos);
+  CHECK(parse_error(R"({"levels":[{"ways":8}]})").empty());
+  CHECK(parse_error(R"({"levels":[{"ways":8},{"size_bytes":65536,"inclusive":true,"prefetcher":"stride"}],"writeback_to_next_level":false})").empty());
+  CHECK(parse_error(R"({"levels":[{"ways":8,"inclusive":1}]})").find("levels[0].inclusive") != std::string::npos);
+  for (const Preset& p : presets()) CHECK_MSG(parse_error(p.json).empty(), p.name << ": " << parse_error(p.json));
+  Hierarchy h = one(level(32768, 0));
+  CHECK(validate(h).find("levels[0].ways") == 0);
+}
+
+// Multireduce-shaped stream on a 2-level hierarchy (the thesis's T7300 without TLBs): one
+// sequential label read and a random bucket read-modify-write per input.
+void throughput() {
+  Hierarchy h = preset("core2-t7300");
+  h.tlbs.clear();
+  for (std::uint32_t m : {1u << 12, 1u << 20, 1u << 24}) {
+    const std::int64_t n = 1 << 22;
+    const auto lab = harness::labels(n, m, "uniform", 0, 5);
+    Simulator sim(h);
+    const std::uint64_t labels_base = 1ull << 40;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::int64_t i = 0; i < n; ++i) {
+      sim.access(labels_base + 4 * std::uint64_t(i), false);
+      sim.access(4ull * lab[std::size_t(i)], false);
+      sim.access(4ull * lab[std::size_t(i)], true);
+    }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("cachesim throughput: m=2^%d, 2 levels: %.1f M accesses/s (L1 miss %.3f, L2 miss %.3f)\n",
+                int(detail::log2u(m)), 3.0 * n / s / 1e6,
+                double(sim.stats().levels[0].misses) / double(3 * n),
+                double(sim.stats().levels[1].misses) / double(sim.stats().levels[0].misses));
+  }
+}
+
+}  // namespace
+
+int main() {
+  uniform_hit_rate(Policy::LRU);
+  uniform_hit_rate(Policy::TreePLRU);
+  uniform_hit_rate(Policy::Random);
+  compulsory_only();
+  lru_monotone();
+  writebacks();
+  inclusive();
+  prefetchers_and_tlb();
+  config_errors();
+  throughput();
+  return test_summary("test_cachesim");
+}

@@ -35,6 +35,7 @@ json record_to_json(const Record& r) {
   }
   j["validation"] = r.validation;
   j["note"] = r.note;
+  if (!r.metrics.empty()) j["metrics"] = params_to_json(r.metrics);
   return j;
 }
 
@@ -133,6 +134,10 @@ Record record_from_json(const json& j, const std::string& where) {
   rec.status = r.choice_field("status", {"ok", "failed", "skipped"});
   rec.validation = r.choice_field("validation", {"pass", "fail", "skipped"});
   if (const json* note = r.find(j, "note"); note && note->is_string()) rec.note = note->get<std::string>();
+  if (const json* metrics = r.find(j, "metrics"); metrics && !metrics->is_null()) {
+    if (!metrics->is_object()) r.problem("metrics", std::string("must be an object, got ") + metrics->type_name());
+    rec.metrics = params_from_json(*metrics);
+  }
   const json* time = r.find(j, "time_ms");
   if (!time || time->is_null()) {
     // Skipped and failed records legitimately carry no timing; a successful one must.
@@ -176,13 +181,17 @@ static std::string num(double x) {
 }
 
 std::string records_to_csv(const std::vector<Record>& records) {
-  std::set<std::string> keys;
-  for (const auto& r : records)
+  std::set<std::string> keys, metric_keys;
+  for (const auto& r : records) {
     for (const auto& [k, v] : r.params) keys.insert(k);
+    for (const auto& [k, v] : r.metrics) metric_keys.insert(k);
+  }
   std::ostringstream os;
   os << "study,variant,kind";
   for (const auto& k : keys) os << ",param." << k;
-  os << ",status,median_ms,min_ms,max_ms,stddev_ms,count,ns_per_input,GBps,fraction_of_copy_ceiling,validation,note\n";
+  os << ",status,median_ms,min_ms,max_ms,stddev_ms,count,ns_per_input,GBps,fraction_of_copy_ceiling,validation,note";
+  for (const auto& k : metric_keys) os << ",metric." << k;
+  os << '\n';
   for (const auto& r : records) {
     os << csv_field(r.study) << ',' << csv_field(r.variant) << ',' << to_string(r.kind);
     for (const auto& k : keys) {
@@ -196,7 +205,12 @@ std::string records_to_csv(const std::vector<Record>& records) {
          << num(r.gbps) << ',' << (r.fraction_of_copy > 0 ? num(r.fraction_of_copy) : "");
     else
       os << ",,,,,,,,";
-    os << ',' << r.validation << ',' << csv_field(r.note) << '\n';
+    os << ',' << r.validation << ',' << csv_field(r.note);
+    for (const auto& k : metric_keys) {
+      auto it = r.metrics.find(k);
+      os << ',' << (it == r.metrics.end() ? "" : csv_field(to_string(it->second)));
+    }
+    os << '\n';
   }
   return os.str();
 }

@@ -22,6 +22,7 @@ struct Record {
   double ns_per_input = 0, gbps = 0, fraction_of_copy = 0;
   std::string validation = "skipped";  // pass | fail | skipped
   std::string note;
+  Params metrics;  // Point::metrics(): extra measurements, absent from the file when empty
 };
 
 nlohmann::json record_to_json(const Record& r);

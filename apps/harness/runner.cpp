@@ -316,6 +316,7 @@ int study_main(int argc, char** argv, const Study& study) {
         } else {
           r.note = "validation off";
         }
+        r.metrics = point->metrics(v);
       } catch (const Unsupported& e) {
         skip(std::string("unsupported: ") + e.what());
         r.time.reset();

@@ -83,6 +83,10 @@ class Point {
   virtual Validation validate(const std::string& variant) = 0;
   // Free what prepare() allocated.
   virtual void release(const std::string& variant) = 0;
+  // What else the last timed runs of `variant` measured or found, beyond the time (hardware
+  // counter rates, how much memory huge pages backed, a simulator's prediction): stored in the
+  // record under "metrics". A value a machine cannot give is the string "unavailable", never 0.
+  virtual Params metrics(const std::string& /*variant*/) { return {}; }
 };
 
 class Study {

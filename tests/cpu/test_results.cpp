@@ -32,6 +32,24 @@ int main() {
   CHECK(back.time && back.time->samples == r.time->samples && back.time->median == r.time->median);
   CHECK(back.gbps == r.gbps && back.fraction_of_copy == r.fraction_of_copy && back.note == r.note);
   CHECK(j["time_ms"]["count"] == 5);
+  CHECK(!j.contains("metrics"));  // absent when a study reports none
+
+  // Metrics round-trip, and a non-object is refused by name.
+  harness::Record mr = r;
+  mr.metrics = {{"huge_page_fraction", 0.5}, {"dtlb_misses_per_input", std::string("unavailable")}};
+  auto jm = harness::record_to_json(mr);
+  CHECK(harness::record_from_json(nlohmann::json::parse(jm.dump())).metrics == mr.metrics);
+  bool refused = false;
+  try {
+    jm["metrics"] = 3;
+    harness::record_from_json(jm);
+  } catch (const std::exception& e) {
+    refused = std::string(e.what()).find("metrics") != std::string::npos;
+  }
+  CHECK(refused);
+  std::string csv_m = harness::records_to_csv({mr});
+  CHECK(csv_m.find(",metric.dtlb_misses_per_input,metric.huge_page_fraction\n") != std::string::npos);
+  CHECK(csv_m.find(",unavailable,0.5\n") != std::string::npos);
 
   harness::Record s = r;
   s.variant = "thrust_merge";

@@ -1,0 +1,59 @@
+// Scatter and gather on the CPU (thesis section 1.2 definitions; Alg 2.1 and Alg 2.6), with the
+// brute-force oracles the tests use. Plain C++.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "partial_sort.hpp"
+
+namespace lp::cpu {
+
+// Alg 2.1: result[indices[i]] = values[i] in input order, so the last writer wins. The result is
+// initialised first (the thesis assumes it was): buckets no input names keep `init`.
+template <class T>
+void scatter_sequential(const std::uint32_t* labels, const T* values, std::int64_t n, std::uint32_t m, T init,
+                        T* result) {
+  for (std::uint32_t b = 0; b < m; ++b) result[b] = init;
+  for (std::int64_t i = 0; i < n; ++i) result[labels[i]] = values[i];
+}
+
+// Oracle: each bucket takes the value of the last input naming it (found walking backwards).
+template <class T>
+std::vector<T> scatter_brute_force(const std::vector<std::uint32_t>& labels, const std::vector<T>& values,
+                                   std::uint32_t m, T init) {
+  std::vector<T> out(m, init);
+  std::vector<bool> set(m, false);
+  for (std::size_t i = labels.size(); i-- > 0;)
+    if (!set[labels[i]]) set[labels[i]] = true, out[labels[i]] = values[i];
+  return out;
+}
+
+// Section 1.2: s_i = v[l_i] for a table v of m values and n labels.
+template <class T>
+void gather_sequential(const std::uint32_t* labels, const T* table, std::int64_t n, T* result) {
+  for (std::int64_t i = 0; i < n; ++i) result[i] = table[labels[i]];
+}
+
+// Alg 2.6: sort the labels (with their positions) by the top sort_bits bits, gather from the table
+// in sorted order (each segment touches a window of 2^(bits - sort_bits) table entries, so the
+// table reads hit cache), and write each result back to its input position. The thesis gathers
+// into a temporary and then permutes; fusing the two loops moves the same data once less.
+template <class T>
+void gather_sorted(const std::uint32_t* labels, const T* table, std::int64_t n, std::uint32_t m, int sort_bits,
+                   T* result) {
+  if (effective_sort_bits(m, sort_bits) == 0) return gather_sequential(labels, table, n, result);
+  std::vector<std::uint32_t> sl(static_cast<std::size_t>(n)), idx(static_cast<std::size_t>(n));
+  partial_sort_by_top_bits<T>(labels, nullptr, n, m, sort_bits, sl.data(), idx.data(), nullptr);
+  for (std::int64_t j = 0; j < n; ++j) result[idx[j]] = table[sl[j]];
+}
+
+// Oracle, written independently of the loops above.
+template <class T>
+std::vector<T> gather_brute_force(const std::vector<std::uint32_t>& labels, const std::vector<T>& table) {
+  std::vector<T> out;
+  out.reserve(labels.size());
+  for (std::uint32_t l : labels) out.push_back(table.at(l));
+  return out;
+}
+
+}  // namespace lp::cpu

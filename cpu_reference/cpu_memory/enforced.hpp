@@ -30,13 +30,12 @@ void multireduce_enforced(const std::uint32_t* labels, const typename Op::value_
 template <class Op>
 void multireduce_enforced_sorted(const std::uint32_t* labels, const typename Op::value_type* values, std::int64_t n,
                                  std::uint32_t m, int sort_bits, std::uint32_t zero,
-                                 typename Op::value_type* buckets) {
-  using T = typename Op::value_type;
+                                 typename Op::value_type* buckets, SortScratch<typename Op::value_type>* scratch = nullptr) {
   if (effective_sort_bits(m, sort_bits) == 0) return multireduce_enforced<Op>(labels, values, n, m, zero, buckets);
-  std::vector<std::uint32_t> sl(static_cast<std::size_t>(n)), idx(static_cast<std::size_t>(n));
-  std::vector<T> sv(static_cast<std::size_t>(n));
-  partial_sort_by_top_bits<T>(labels, values, n, m, sort_bits, sl.data(), idx.data(), sv.data());
-  multireduce_enforced<Op>(sl.data(), sv.data(), n, m, zero, buckets);
+  SortScratch<typename Op::value_type> local;
+  SortScratch<typename Op::value_type>& s = scratch ? *scratch : local;
+  partial_sort_by_top_bits(labels, values, n, m, sort_bits, false, s);
+  multireduce_enforced<Op>(s.labels.data(), s.values.data(), n, m, zero, buckets);
 }
 
 }  // namespace lp::cpu

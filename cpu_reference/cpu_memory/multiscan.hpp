@@ -22,20 +22,19 @@ void multiscan_sequential(const std::uint32_t* labels, const typename Op::value_
 
 // Alg 2.5: stable partial sort of (label, index, value) by the top sort_bits bits, Alg 2.3 over the
 // sorted triples, each result written back to its input's position. Stability keeps each bucket's
-// inputs in order, so the result equals Alg 2.3's exactly. Sort scratch is timed with it.
+// inputs in order, so the result equals Alg 2.3's exactly.
 template <class Op>
 void multiscan_sorted(const std::uint32_t* labels, const typename Op::value_type* values, std::int64_t n,
                       std::uint32_t m, int sort_bits, typename Op::value_type* buckets,
-                      typename Op::value_type* result) {
-  using T = typename Op::value_type;
+                      typename Op::value_type* result, SortScratch<typename Op::value_type>* scratch = nullptr) {
   if (effective_sort_bits(m, sort_bits) == 0) return multiscan_sequential<Op>(labels, values, n, m, buckets, result);
-  std::vector<std::uint32_t> sl(static_cast<std::size_t>(n)), idx(static_cast<std::size_t>(n));
-  std::vector<T> sv(static_cast<std::size_t>(n));
-  partial_sort_by_top_bits<T>(labels, values, n, m, sort_bits, sl.data(), idx.data(), sv.data());
+  SortScratch<typename Op::value_type> local;
+  SortScratch<typename Op::value_type>& s = scratch ? *scratch : local;
+  partial_sort_by_top_bits(labels, values, n, m, sort_bits, true, s);
   for (std::uint32_t b = 0; b < m; ++b) buckets[b] = Op::identity();
   for (std::int64_t j = 0; j < n; ++j) {
-    result[idx[j]] = buckets[sl[j]];
-    buckets[sl[j]] = Op::apply(buckets[sl[j]], sv[j]);
+    result[s.index[j]] = buckets[s.labels[j]];
+    buckets[s.labels[j]] = Op::apply(buckets[s.labels[j]], s.values[j]);
   }
 }
 

@@ -40,11 +40,12 @@ void gather_sequential(const std::uint32_t* labels, const T* table, std::int64_t
 // into a temporary and then permutes; fusing the two loops moves the same data once less.
 template <class T>
 void gather_sorted(const std::uint32_t* labels, const T* table, std::int64_t n, std::uint32_t m, int sort_bits,
-                   T* result) {
+                   T* result, SortScratch<T>* scratch = nullptr) {
   if (effective_sort_bits(m, sort_bits) == 0) return gather_sequential(labels, table, n, result);
-  std::vector<std::uint32_t> sl(static_cast<std::size_t>(n)), idx(static_cast<std::size_t>(n));
-  partial_sort_by_top_bits<T>(labels, nullptr, n, m, sort_bits, sl.data(), idx.data(), nullptr);
-  for (std::int64_t j = 0; j < n; ++j) result[idx[j]] = table[sl[j]];
+  SortScratch<T> local;
+  SortScratch<T>& s = scratch ? *scratch : local;
+  partial_sort_by_top_bits<T>(labels, nullptr, n, m, sort_bits, true, s);
+  for (std::int64_t j = 0; j < n; ++j) result[s.index[j]] = table[s.labels[j]];
 }
 
 // Oracle, written independently of the loops above.

@@ -157,6 +157,7 @@ class MultireducePoint final : public harness::Point {
     c.host_labels = labels_.data();
     c.host_values = values_.data();
     c.host_out = host_out_.data();
+    c.host_sort_scratch = &sort_scratch_;
     c.sorted_labels = d_sorted_labels_.get();
     c.sorted_values = d_sorted_values_.get();
     c.out_keys = out_keys_.get();
@@ -195,6 +196,7 @@ class MultireducePoint final : public harness::Point {
     out_keys_.reset();
     scratch_.reset();
     host_out_.clear();
+    sort_scratch_ = {};
   }
 
  private:
@@ -272,6 +274,7 @@ class MultireducePoint final : public harness::Point {
   mutable std::int64_t distinct_ = -1;
   std::vector<std::uint32_t> labels_, sorted_labels_;
   std::vector<T> values_, ref_, host_out_;
+  cpu::SortScratch<T> sort_scratch_;  // cpu_sorted's partial sort output, reused across its runs
   std::vector<double> exact_, abs_sum_;
   std::vector<std::int64_t> count_;
   DeviceBuffer<std::uint32_t> d_labels_, d_sorted_labels_, out_keys_;

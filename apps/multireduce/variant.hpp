@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "apps/harness/study.hpp"
+#include "cpu_reference/multireduce/cpu_multireduce.hpp"
 #include "kernels/multireduce/common.cuh"
 
 namespace lp::multireduce_study {
@@ -33,6 +34,7 @@ struct Ctx {
   const std::uint32_t* host_labels = nullptr;
   const T* host_values = nullptr;
   T* host_out = nullptr;
+  cpu::SortScratch<T>* host_sort_scratch = nullptr;  // kept by the point: no allocation in timed runs
   // Pre-sorted copies (stable by label) for the peers measured on sorted keys (Fig 3.6); device.
   const std::uint32_t* sorted_labels = nullptr;
   const T* sorted_values = nullptr;

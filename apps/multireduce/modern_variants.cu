@@ -1,6 +1,7 @@
 // Beyond the thesis, for today's GPU: a variant per regime and `auto`, which picks among them.
 #include "kernels/multireduce/cluster_privatized.cuh"
 #include "kernels/multireduce/global_atomics.cuh"
+#include "kernels/multireduce/label_look.cuh"
 #include "kernels/multireduce/shared_privatized.cuh"
 #include "kernels/multireduce/sort_global.cuh"
 #include "kernels/multireduce/warp_ordered.cuh"
@@ -12,27 +13,36 @@ namespace mr = lp::multireduce;
 
 namespace {
 
-// The regimes `auto` chooses between, by operator, value size and m. The labels are looked at by
-// the kernels themselves, at no extra pass: a warp of equal labels (or a thread's run of them) is
-// reduced before its one update, so degenerate, sorted and skewed inputs take the cheap path.
-enum class Regime { Shared, Cluster, GlobalAggregated, Sort, WarpOrdered };
+// The regimes `auto` chooses between, by operator, value size, m and, where no bucket set fits on
+// chip, a cheap look at the labels (label_look.cuh). Below that, the kernels look at the labels
+// themselves at no extra pass: a warp of equal labels (or a thread's run of them) is reduced
+// before its one update, so degenerate, sorted and skewed inputs take the cheap path.
+enum class Regime { Shared, Cluster, GlobalAggregated, Sort, WarpOrdered, Look };
 
-// The thresholds come from the H100 measurements (results/h100/README.md): a cluster pays off up
-// to 4 blocks in one pass (remote atomics beyond that cost what L2 atomics do); global atomics win
-// while the buckets stay in L2; beyond it a radix sort makes the updates sequential.
+// The thresholds come from the H100 measurements (results/h100/multireduce_notes.md): shared
+// memory (up to 4 label windows) wins wherever it fits; clusters beyond one pass of 4 blocks only
+// pay where hot labels would pile up on L2 atomics; aggregated global atomics win for runs of
+// equal labels at any m and for spread labels while the buckets stay in L2; beyond L2 a radix sort
+// makes the updates sequential.
 template <class Op>
 Regime choose(std::int64_t n, std::uint32_t m, const Tuning& t) {
   using T = typename Op::value_type;
-  const bool beyond_l2 = double(m) * sizeof(T) > 0.75 * double(mr::l2_bytes());
   if constexpr (Op::commutative) {
     if (mr::shared_privatized_plan<T>(n, m, t).copies > 0) return Regime::Shared;
-    const auto c = mr::cluster_plan<T>(m, t, 1);
-    if (c.cluster > 0 && c.cluster <= 4) return Regime::Cluster;
-    return beyond_l2 ? Regime::Sort : Regime::GlobalAggregated;
+    return Regime::Look;
   } else {
     if (m <= 4096 && mr::warp_ordered_plan<Op>(n, m, t).smem > 0) return Regime::WarpOrdered;
     return Regime::Sort;
   }
+}
+
+template <class Op>
+Regime after_look(const mr::LabelLook& look, std::uint32_t m, const Tuning& t) {
+  using T = typename Op::value_type;
+  const bool beyond_l2 = double(m) * sizeof(T) > 0.75 * double(mr::l2_bytes());
+  if (look.all_equal >= 0.5) return Regime::GlobalAggregated;
+  if (look.duplicates >= 0.25) return mr::cluster_plan<T>(m, t).cluster > 0 ? Regime::Cluster : Regime::Sort;
+  return beyond_l2 ? Regime::Sort : Regime::GlobalAggregated;
 }
 
 template <class Op>
@@ -45,11 +55,19 @@ std::size_t scratch_for(Regime r, std::int64_t n, std::uint32_t m, const Tuning&
     if (r == Regime::WarpOrdered) return mr::warp_ordered_scratch_bytes<Op>(n, m, t);
   }
   if (r == Regime::Sort) return mr::sort_global_scratch_bytes<Op>(n, m, t);
+  if (r == Regime::Look) {  // any of the regimes the look may pick
+    std::size_t bytes = mr::sort_global_scratch_bytes<Op>(n, m, t);
+    if constexpr (Op::commutative)
+      if (mr::cluster_plan<T>(m, t).cluster > 0)
+        bytes = std::max(bytes, mr::cluster_privatized_scratch_bytes<T>(m, mr::cluster_privatized_sets<Op>(m, t)));
+    return bytes;
+  }
   return 0;
 }
 
 template <class Op>
 void run_regime(Regime r, Ctx<Op>& c) {
+  if (r == Regime::Look) r = after_look<Op>(mr::look_at_labels(c.labels, c.n, c.stream), c.m, c.tune);
   if constexpr (Op::commutative) {
     if (r == Regime::Shared) return mr::shared_privatized<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream);
     if (r == Regime::Cluster) return mr::cluster_privatized<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream);
@@ -68,7 +86,7 @@ void add_modern_variants(Defs<Op>& d) {
   using harness::VariantKind;
   using T = typename Op::value_type;
   d.push_back({"auto", VariantKind::Ours,
-               "ours: picks by operator, value size and m among shared_privatized, cluster_privatized, aggregated global atomics, sort_global and warp_ordered",
+               "ours: picks by operator, value size, m and (beyond shared memory) a look at 8 K labels among shared_privatized, cluster_privatized, aggregated global atomics, sort_global and warp_ordered",
                false, Output::Buckets,
                [](std::int64_t n, std::uint32_t, const Tuning&) {
                  return n > (std::int64_t(1) << 31) - 1 ? std::string("sort_global counts in int") : std::string();

@@ -100,18 +100,7 @@ __global__ void __launch_bounds__(1024) global_noncomm_kernel(const std::uint32_
   T* mine = buckets + std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   for (std::uint32_t b = 0; b < m; ++b) mine[b * sets] = Op::identity();  // coalesced across the warp
   const SegmentTransposer<S> tr(std::int64_t(blockIdx.x) * blockDim.x * seg_len, seg_len, n, n_items);
-  for (std::int64_t step = 0; tr.block_has(step); step += n_items) {
-    __syncthreads();  // every thread has read the previous step's slots
-    tr.stage(labels, stage_labels, step);
-    tr.stage(values, stage_values, step);
-    __syncthreads();
-    const int count = tr.count(step);
-    for (int k = 0; k < count; ++k) {
-      const int s = tr.slot(k);
-      T* p = mine + std::int64_t(stage_labels[s]) * sets;
-      *p = Op::apply(*p, stage_values[s]);
-    }
-  }
+  fold_segment_in_order<Op>(tr, labels, values, stage_labels, stage_values, n_items, mine, sets);
 }
 
 template <class Op, Tuning::Transpose S>

@@ -96,18 +96,7 @@ __global__ void __launch_bounds__(1024) shared_perthread_noncomm_kernel(const st
   std::uint32_t* stage_labels = reinterpret_cast<std::uint32_t*>(stage_values + stride * nt);
   for (std::uint32_t b = 0; b < m; ++b) sets[b * nt + t] = Op::identity();
   const SegmentTransposer<S> tr(std::int64_t(blockIdx.x) * nt * seg_len, seg_len, n, n_items);
-  for (std::int64_t step = 0; tr.block_has(step); step += n_items) {
-    __syncthreads();  // every thread has read the previous step's slots
-    tr.stage(labels, stage_labels, step);
-    tr.stage(values, stage_values, step);
-    __syncthreads();
-    const int count = tr.count(step);
-    for (int k = 0; k < count; ++k) {
-      const int s = tr.slot(k);
-      T* p = sets + stage_labels[s] * nt + t;
-      *p = Op::apply(*p, stage_values[s]);
-    }
-  }
+  fold_segment_in_order<Op>(tr, labels, values, stage_labels, stage_values, n_items, sets + t, nt);
   const std::int64_t total = std::int64_t(gridDim.x) * nt;
   T* mine = partials + std::int64_t(blockIdx.x) * nt + t;
   for (std::uint32_t b = 0; b < m; ++b) mine[b * total] = sets[b * nt + t];  // coalesced across the warp

@@ -123,4 +123,27 @@ struct SegmentTransposer {
   }
 };
 
+// The in-order fold both transposing non-commutative kernels share (Algs 4.7/4.8 and Fig 4.13):
+// each thread folds its own segment, staged step by step through shared memory, into its own
+// bucket set (bucket b at mine[b * set_stride]). Only the thread touches its set, so no atomics,
+// and the fold follows input order, so non-commutative operators are safe.
+template <class Op, Tuning::Transpose S>
+__device__ void fold_segment_in_order(const SegmentTransposer<S>& tr, const std::uint32_t* __restrict__ labels,
+                                      const typename Op::value_type* __restrict__ values,
+                                      std::uint32_t* stage_labels, typename Op::value_type* stage_values, int n_items,
+                                      typename Op::value_type* mine, std::int64_t set_stride) {
+  for (std::int64_t step = 0; tr.block_has(step); step += n_items) {
+    __syncthreads();  // every thread has read the previous step's slots
+    tr.stage(labels, stage_labels, step);
+    tr.stage(values, stage_values, step);
+    __syncthreads();
+    const int count = tr.count(step);
+    for (int k = 0; k < count; ++k) {
+      const int s = tr.slot(k);
+      typename Op::value_type* p = mine + std::int64_t(stage_labels[s]) * set_stride;
+      *p = Op::apply(*p, stage_values[s]);
+    }
+  }
+}
+
 }  // namespace lp::multireduce

@@ -62,7 +62,8 @@ int main() {
   if (!quick) {
     std::vector<Case> more = {{262147, 31, "zipf"},       {300007, 4099, "uniform"},  {150001, 65537, "uniform"},
                               {200003, 65537, "degenerate"}, {1 << 20, 256, "degenerate"}, {(1 << 20) + 7, 4096, "zipf"},
-                              {500009, (1 << 18) + 3, "uniform"}, {99991, (1 << 20) + 1, "sorted"}, {(1 << 22) + 13, 257, "uniform"}};
+                              {500009, (1 << 18) + 3, "uniform"}, {99991, (1 << 20) + 1, "sorted"}, {(1 << 22) + 13, 257, "uniform"},
+                              {300001, (1 << 19) + 5, "degenerate"}, {400009, (1 << 19) + 5, "zipf"}};
     cases.insert(cases.end(), more.begin(), more.end());
   }
   // Knob settings beyond the defaults (the transposition schemes, bucket sets, partial sorting,
@@ -97,8 +98,11 @@ int main() {
   }
   std::map<std::string, int> passed;
   std::set<std::string> names;
+  // LP_GPU_TEST_VARIANTS=a,b limits the run to those variants (for a quick re-check of one).
+  const char* only = std::getenv("LP_GPU_TEST_VARIANTS");
   for (const auto& v : study->variants())
-    if (v.kind != harness::VariantKind::Cpu) names.insert(v.name);
+    if (v.kind != harness::VariantKind::Cpu && (!only || ("," + std::string(only) + ",").find("," + v.name + ",") != std::string::npos))
+      names.insert(v.name);
   std::uint64_t seed = 1;
   for (const auto& job : jobs) {
     const Case& c = job.c;

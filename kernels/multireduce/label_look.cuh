@@ -1,0 +1,49 @@
+// A cheap look at the labels for `auto` (beyond the thesis): 256 warps each read 32 consecutive
+// labels spread over the input (8 K labels, a few microseconds) and report whether their labels
+// are all equal (degenerate, long runs) or contain duplicates (skew: zipf's hot labels), the two
+// properties that decide between global atomics, clusters and sorting where no bucket set fits on
+// chip.
+#pragma once
+#include "common.cuh"
+
+namespace lp::multireduce {
+
+struct LabelLook {
+  double all_equal = 0;   // fraction of sampled warps whose 32 labels are one label
+  double duplicates = 0;  // fraction of sampled warps with at least two equal labels
+};
+
+constexpr int kLookSamples = 256;
+
+__global__ void label_look_kernel(const std::uint32_t* __restrict__ labels, std::int64_t n, unsigned* counts) {
+  const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x & 31;
+  if (warp >= kLookSamples) return;  // whole warps leave together
+  const std::int64_t start = n > 32 ? std::int64_t(warp) * (n - 32) / kLookSamples : 0;
+  const bool valid = start + lane < n;
+  const std::uint32_t l = valid ? labels[start + lane] : 0xffffffffu - lane;  // past the end: distinct
+  const unsigned peers = __match_any_sync(0xffffffffu, l);
+  const bool all = __all_sync(0xffffffffu, peers == 0xffffffffu);
+  const bool dup = __any_sync(0xffffffffu, __popc(peers) > 1);
+  if (lane == 0) {
+    if (all) atomicAdd(counts, 1u);
+    if (dup) atomicAdd(counts + 1, 1u);
+  }
+}
+
+// Synchronises `s` (the decision is the host's); the buffers are allocated once per process.
+inline LabelLook look_at_labels(const std::uint32_t* labels, std::int64_t n, cudaStream_t s) {
+  static unsigned* device_counts = nullptr;
+  static unsigned* host_counts = nullptr;
+  if (!device_counts) {
+    LP_CUDA(cudaMalloc(&device_counts, 2 * sizeof(unsigned)));
+    LP_CUDA(cudaMallocHost(&host_counts, 2 * sizeof(unsigned)));
+  }
+  LP_CUDA(cudaMemsetAsync(device_counts, 0, 2 * sizeof(unsigned), s));
+  label_look_kernel<<<kLookSamples * 32 / 256, 256, 0, s>>>(labels, n, device_counts);
+  LP_CUDA_LAUNCH("label_look_kernel");
+  LP_CUDA(cudaMemcpyAsync(host_counts, device_counts, 2 * sizeof(unsigned), cudaMemcpyDeviceToHost, s));
+  LP_CUDA(cudaStreamSynchronize(s));
+  return {double(host_counts[0]) / kLookSamples, double(host_counts[1]) / kLookSamples};
+}
+
+}  // namespace lp::multireduce

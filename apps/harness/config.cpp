@@ -68,7 +68,8 @@ Value axis_value(const AxisSpec& axis, const json& v, const std::string& key) {
     case AxisKind::Choice: {
       if (!v.is_string()) fail(key, "expected a string, got " + type_name(v));
       std::string s = v.get<std::string>();
-      if (std::find(axis.choices.begin(), axis.choices.end(), s) == axis.choices.end()) {
+      // A choice axis without a list takes any string (a file, a machine name); the study checks it.
+      if (!axis.choices.empty() && std::find(axis.choices.begin(), axis.choices.end(), s) == axis.choices.end()) {
         std::string all;
         for (const auto& c : axis.choices) all += (all.empty() ? "" : ", ") + c;
         fail(key, "unknown value '" + s + "'" + did_you_mean(s, axis.choices) + "; one of: " + all);

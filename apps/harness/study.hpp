@@ -31,7 +31,7 @@ struct AxisSpec {
   AxisKind kind;
   std::string help;
   std::vector<Value> defaults;       // used when a config names neither the axis nor a value for it
-  std::vector<std::string> choices;  // Choice axes: the allowed values
+  std::vector<std::string> choices;  // Choice axes: the allowed values (none: any string)
   std::int64_t min = 0;              // Size/Int axes: inclusive range
   std::int64_t max = INT64_MAX;
 };

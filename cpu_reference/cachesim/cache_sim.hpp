@@ -14,8 +14,11 @@
 //    The first demand hit on a prefetched line counts as a miss for training (tagged prefetching):
 //    otherwise a successful prefetch would hide the very miss that keeps the stream going.
 //  - TLB levels are looked up in order for every access; a miss in all of them is a page walk.
-//  - Timing fields (latency_ns, walk_ns, memory_latency_ns) are carried for the timing models of
-//    `bench cachesim`; the simulator itself only counts events.
+//  - Timing fields (latency_ns, walk_ns, memory_latency_ns, mlp) are carried for the timing models
+//    of `bench cachesim` (timing.hpp); the simulator itself only counts events, among them which
+//    level served each core access (Stats::served), the quantity the timing models price.
+//  - A latency given as "probe" (kProbe) and an mlp given as "calibrate" (0) are measured on the
+//    host by `bench cachesim` before any prediction.
 // Speed matters (the study replays 2^26-access streams for many m), so the hot path uses flat
 // arrays, shift/mask set indexing and no allocation.
 #pragma once
@@ -51,21 +54,27 @@ struct Level {
   bool write_back_write_allocate = true;
   bool inclusive = false;  // of all inner levels
   Prefetch prefetcher = Prefetch::None;
-  double latency_ns = 1.0;
+  double latency_ns = 1.0;  // kProbe: measured by the pointer-chase probe
+  double mlp = 0;           // misses served here that overlap (memory-level parallelism); 0 = calibrate
 };
+
+constexpr double kProbe = -1.0;
 
 struct Tlb {
   std::string name = "DTLB";
   std::uint32_t entries = 64;
   std::uint32_t ways = 4;
   std::uint64_t page_bytes = 4096;
-  double walk_ns = 0.0;  // cost of a miss in this level that the next level (or the walk) serves
+  double walk_ns = 0.0;  // cost of a miss in this level that the next level (or the walk) serves; kProbe: measured
 };
 
 struct Hierarchy {
+  std::string name;           // the machine, for reports
   std::vector<Level> levels;  // L1 first
   std::vector<Tlb> tlbs;      // first level first
-  double memory_latency_ns = 100.0;
+  double memory_latency_ns = 100.0;  // kProbe: measured
+  double memory_mlp = 0;             // 0 = calibrate
+  double walk_mlp = 0;               // page walks in flight; 0 = calibrate
   bool writeback_to_next_level = true;
   std::uint64_t seed = 1;  // for Policy::Random
 };
@@ -93,7 +102,8 @@ inline std::string validate(const Hierarchy& h) {
     if (l.policy == Policy::TreePLRU && (!pow2(l.ways) || l.ways > 64))
       return k + "ways: tree_plru needs a power of two <= 64, got " + std::to_string(l.ways);
     if (!l.write_back_write_allocate) return k + "write_back_write_allocate: only write-back write-allocate is simulated";
-    if (!(l.latency_ns >= 0)) return k + "latency_ns: must be >= 0";
+    if (!(l.latency_ns >= 0 || l.latency_ns == kProbe)) return k + "latency_ns: must be >= 0 or \"probe\"";
+    if (!(l.mlp >= 0)) return k + "mlp: must be >= 0 (0 = calibrate)";
   }
   for (std::size_t i = 0; i < h.tlbs.size(); ++i) {
     const Tlb& t = h.tlbs[i];
@@ -102,9 +112,11 @@ inline std::string validate(const Hierarchy& h) {
     if (t.entries == 0 || t.entries % t.ways) return k + "entries: " + std::to_string(t.entries) + " is not a multiple of ways";
     if (!pow2(t.entries / t.ways)) return k + "entries: gives " + std::to_string(t.entries / t.ways) + " sets, not a power of two";
     if (!pow2(t.page_bytes)) return k + "page_bytes: " + std::to_string(t.page_bytes) + " is not a power of two";
-    if (!(t.walk_ns >= 0)) return k + "walk_ns: must be >= 0";
+    if (!(t.walk_ns >= 0 || t.walk_ns == kProbe)) return k + "walk_ns: must be >= 0 or \"probe\"";
   }
-  if (!(h.memory_latency_ns >= 0)) return "memory_latency_ns: must be >= 0";
+  if (!(h.memory_latency_ns >= 0 || h.memory_latency_ns == kProbe)) return "memory_latency_ns: must be >= 0 or \"probe\"";
+  if (!(h.memory_mlp >= 0)) return "memory_mlp: must be >= 0 (0 = calibrate)";
+  if (!(h.walk_mlp >= 0)) return "walk_mlp: must be >= 0 (0 = calibrate)";
   return "";
 }
 
@@ -137,6 +149,19 @@ void get(const nlohmann::json& j, const char* key, const std::string& where, T& 
     throw ConfigError(where + key + ": wrong type (" + std::string(it->type_name()) + ")");
   }
 }
+// A timing field: a number, or the word that asks for a measurement ("probe" -> kProbe,
+// "calibrate" -> 0).
+inline void get_timing(const nlohmann::json& j, const char* key, const std::string& where, const char* word, double sentinel,
+                       double& out) {
+  auto it = j.find(key);
+  if (it == j.end()) return;
+  if (it->is_string()) {
+    if (it->get<std::string>() != word) throw ConfigError(where + key + ": a number or \"" + word + "\", got '" + it->get<std::string>() + "'");
+    out = sentinel;
+    return;
+  }
+  get(j, key, where, out);
+}
 }  // namespace detail
 
 inline Policy parse_policy(const std::string& s, const std::string& key) {
@@ -155,9 +180,12 @@ inline Prefetch parse_prefetch(const std::string& s, const std::string& key) {
 // Parses and validates; throws ConfigError with one line naming the key.
 inline Hierarchy parse_hierarchy(const nlohmann::json& j) {
   using detail::get;
-  detail::reject_unknown(j, "", {"levels", "tlbs", "memory_latency_ns", "writeback_to_next_level", "seed"});
+  detail::reject_unknown(j, "", {"name", "levels", "tlbs", "memory_latency_ns", "memory_mlp", "walk_mlp", "writeback_to_next_level", "seed"});
   Hierarchy h;
-  get(j, "memory_latency_ns", "", h.memory_latency_ns);
+  get(j, "name", "", h.name);
+  detail::get_timing(j, "memory_latency_ns", "", "probe", kProbe, h.memory_latency_ns);
+  detail::get_timing(j, "memory_mlp", "", "calibrate", 0, h.memory_mlp);
+  detail::get_timing(j, "walk_mlp", "", "calibrate", 0, h.walk_mlp);
   get(j, "writeback_to_next_level", "", h.writeback_to_next_level);
   get(j, "seed", "", h.seed);
   if (!j.contains("levels") || !j["levels"].is_array()) throw ConfigError("levels: required array of cache levels");
@@ -165,7 +193,7 @@ inline Hierarchy parse_hierarchy(const nlohmann::json& j) {
     const auto& e = j["levels"][i];
     const std::string w = "levels[" + std::to_string(i) + "]";
     detail::reject_unknown(e, w, {"name", "size_bytes", "line_bytes", "ways", "policy", "write_policy", "inclusive",
-                                  "prefetcher", "latency_ns"});
+                                  "prefetcher", "latency_ns", "mlp"});
     Level l;
     l.name = "L" + std::to_string(i + 1);
     const std::string p = w + ".";
@@ -174,7 +202,8 @@ inline Hierarchy parse_hierarchy(const nlohmann::json& j) {
     get(e, "line_bytes", p, l.line_bytes);
     get(e, "ways", p, l.ways);
     get(e, "inclusive", p, l.inclusive);
-    get(e, "latency_ns", p, l.latency_ns);
+    detail::get_timing(e, "latency_ns", p, "probe", kProbe, l.latency_ns);
+    detail::get_timing(e, "mlp", p, "calibrate", 0, l.mlp);
     std::string s;
     if (e.contains("policy")) { get(e, "policy", p, s); l.policy = parse_policy(s, p + "policy"); }
     if (e.contains("prefetcher")) { get(e, "prefetcher", p, s); l.prefetcher = parse_prefetch(s, p + "prefetcher"); }
@@ -198,7 +227,7 @@ inline Hierarchy parse_hierarchy(const nlohmann::json& j) {
       get(e, "entries", p, t.entries);
       get(e, "ways", p, t.ways);
       get(e, "page_bytes", p, t.page_bytes);
-      get(e, "walk_ns", p, t.walk_ns);
+      detail::get_timing(e, "walk_ns", p, "probe", kProbe, t.walk_ns);
       h.tlbs.push_back(t);
     }
   }
@@ -221,6 +250,9 @@ struct Stats {
   std::vector<LevelStats> levels;
   std::vector<TlbStats> tlbs;
   std::uint64_t accesses = 0, memory_reads = 0, memory_writes = 0, page_walks = 0;
+  // served[i]: core accesses whose data level i held (served[levels] = memory), the count the
+  // timing models price; prefetch fills are not core accesses and stay off it.
+  std::vector<std::uint64_t> served;
 };
 
 class Simulator {
@@ -251,6 +283,7 @@ class Simulator {
       t_.push_back(std::move(s));
       stats_.tlbs.push_back({t.name});
     }
+    stats_.served.assign(h.levels.size() + 1, 0);
   }
 
   void access(std::uint64_t addr, bool is_write) {
@@ -388,11 +421,16 @@ class Simulator {
   }
 
   void fetch(std::size_t i, std::uint64_t addr, bool is_write, bool is_prefetch) {
-    if (i == c_.size()) { ++stats_.memory_reads; return; }
+    if (i == c_.size()) {
+      ++stats_.memory_reads;
+      if (!is_prefetch) ++stats_.served[i];
+      return;
+    }
     Set& c = c_[i];
     const std::uint64_t line = addr >> c.line_shift;
     if (const int hit = lookup(c, line, is_write)) {
       ++stats_.levels[i].hits;
+      if (!is_prefetch) ++stats_.served[i];
       if (hit == 2 && !is_prefetch) prefetch(i, line);
       return;
     }

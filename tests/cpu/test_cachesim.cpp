@@ -4,6 +4,8 @@
 #include "check.hpp"
 #include "cpu_reference/cachesim/cache_sim.hpp"
 #include "cpu_reference/cachesim/presets.hpp"
+#include "cpu_reference/cachesim/streams.hpp"
+#include "cpu_reference/cachesim/timing.hpp"
 #include "apps/harness/datagen.hpp"
 
 #include <chrono>
@@ -218,6 +220,76 @@ void throughput() {
   }
 }
 
+
+// The streams make exactly the algorithms' accesses, every access is served by one level, and the
+// sorted stream's final pass reads the labels in the order the real partial sort leaves them.
+void streams() {
+  const std::int64_t n = 5000;
+  for (std::uint32_t m : {1u, 77u, 4096u, 100000u}) {
+    const auto lab = harness::labels(n, m, "uniform", 1.0, 7 + m);
+    for (int bits : {0, 1, 3, 8}) {
+      Simulator sim(preset("core2-t7300"));
+      std::vector<std::uint32_t> sorted;
+      multireduce_sorted_stream(lab.data(), n, m, bits, sorted, [&](std::uint64_t a, bool w) { sim.access(a, w); });
+      const int b = lp::cpu::effective_sort_bits(m, bits);
+      const std::uint64_t d = std::uint64_t(1) << b;
+      const std::uint64_t want = m + 3 * std::uint64_t(n) + (b ? (d + 1) + 2 * std::uint64_t(n) + d + 5 * std::uint64_t(n) : 0);
+      CHECK_MSG(sim.stats().accesses == want, "m=" << m << " bits=" << bits << ": " << sim.stats().accesses << " accesses, want " << want);
+      std::uint64_t served = 0;
+      for (auto x : sim.stats().served) served += x;
+      CHECK_MSG(served == sim.stats().accesses, "served " << served << " of " << sim.stats().accesses);
+      if (b) {
+        lp::cpu::SortScratch<std::int32_t> sc;
+        lp::cpu::partial_sort_by_top_bits<std::int32_t>(lab.data(), nullptr, n, m, bits, false, sc);
+        CHECK_MSG(sorted == sc.labels, "m=" << m << " bits=" << bits << ": sorted stream differs from the partial sort");
+      }
+    }
+  }
+}
+
+// Calibration inverts the model: probe times made by known prices from the probes' own counts give
+// those prices back, and the sequential model of a chase is its latency sum.
+void calibration_recovers_prices() {
+  Hierarchy h = preset("core2-t7300");
+  Prices truth = prices_of(h);
+  truth.latency = {1.3, 6.0, 95.0};
+  truth.mlp = {8.0, 5.0, 12.0};
+  truth.walk_ns = {1.0, 20.0};
+  truth.walk_mlp = 3.0;
+  truth.bytes_per_ns = 0;
+  // Counts of three probes per level, made up but shaped like real ones (mostly the own level).
+  ProbeSet ps;
+  const std::vector<std::vector<double>> chase = {{1.0, 0, 0}, {0.2, 0.8, 0}, {0.01, 0.05, 0.94}};
+  const std::vector<std::vector<double>> gather = {{3.0, 0, 0}, {2.1, 0.9, 0}, {2.0, 0.05, 0.95}};
+  for (int k = 0; k < 3; ++k) {
+    Counts c, g;
+    c.served = chase[k], g.served = gather[k];
+    c.tlb_miss = {0, 0}, g.tlb_miss = {0, 0};
+    ps.chase.push_back(c), ps.gather.push_back(g);
+    ps.chase_ns.push_back(predict(c, truth).sequential_ns);
+    ps.gather_ns.push_back(predict(g, truth).latency_bound_ns);
+  }
+  ps.chase_4k = ps.chase[2], ps.gather_4k = ps.gather[2];
+  ps.chase_4k.tlb_miss = ps.gather_4k.tlb_miss = {0.9, 0.8};
+  ps.chase_4k_ns = predict(ps.chase_4k, truth).sequential_ns;
+  ps.gather_4k_ns = predict(ps.gather_4k, truth).latency_bound_ns;
+  Prices unknown = truth;
+  unknown.latency = {kProbe, kProbe, kProbe};
+  unknown.mlp = {0, 0, 0};
+  unknown.walk_ns = {1.0, kProbe};
+  unknown.walk_mlp = 0;
+  const Prices got = calibrate(unknown, ps);
+  for (int k = 0; k < 3; ++k) {
+    CHECK_MSG(std::abs(got.latency[k] - truth.latency[k]) < 1e-6 * truth.latency[k], "latency " << k << ": " << got.latency[k]);
+    CHECK_MSG(std::abs(got.mlp[k] - truth.mlp[k]) < 1e-6 * truth.mlp[k], "mlp " << k << ": " << got.mlp[k]);
+  }
+  CHECK_MSG(std::abs(got.walk_ns[1] - 20.0) < 1e-6, "walk " << got.walk_ns[1]);
+  CHECK_MSG(std::abs(got.walk_mlp - 3.0) < 1e-6, "walk mlp " << got.walk_mlp);
+  CHECK(needs_calibration(preset("dev-vm")));
+  CHECK(!needs_calibration(preset("core2-t7300")));
+  // "probe" and "calibrate" are the only words a timing field takes.
+  CHECK(parse_error(R"({"levels": [{"size_bytes": 32768, "ways": 8, "latency_ns": "measure"}]})").find("latency_ns") != std::string::npos);
+}
 }  // namespace
 
 int main() {
@@ -230,6 +302,8 @@ int main() {
   inclusive();
   prefetchers_and_tlb();
   config_errors();
+  streams();
+  calibration_recovers_prices();
   throughput();
   return test_summary("test_cachesim");
 }

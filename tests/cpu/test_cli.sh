@@ -70,5 +70,27 @@ printf '%s' '{"study": "multireduce", "axes": {"op": "min", "type": "float32"}}'
 "$B" multireduce --config "$SRC/configs/ci/multireduce.json" --out "$T/mr" >/dev/null 2>"$T/stderr"; rc=$?
 [ $rc -eq 0 ] && [ -s "$T/mr/multireduce.json" ] && ! grep -q '"validation": "fail"' "$T/mr/multireduce.json" && ok || bad "multireduce ci config: rc=$rc $(tail -2 "$T/stderr")"
 
+# The CPU study's CI config runs and validates (no GPU needed).
+"$B" cpu --config "$SRC/configs/ci/cpu.json" --out "$T/cpu" >/dev/null 2>"$T/stderr"; rc=$?
+[ $rc -eq 0 ] && [ -s "$T/cpu/cpu.json" ] && ! grep -q '"validation": "fail"' "$T/cpu/cpu.json" && ok || bad "cpu ci config: rc=$rc $(tail -2 "$T/stderr")"
+
+# The cache-simulator study: a hierarchy that cannot be simulated stops the run before any work,
+# in one line naming the key (exit 2, no results); its CI config runs and validates.
+cs_bad() {  # NAME HIERARCHY_JSON PATTERN
+  printf '%s' "$2" > "$T/h_$1.json"
+  printf '{"study": "cachesim", "axes": {"hierarchy": "%s", "n": 1024, "m": 16}}' "$T/h_$1.json" > "$T/cs_$1.json"
+  "$B" cachesim --config "$T/cs_$1.json" --out "$T/cs_$1" >/dev/null 2>"$T/err"; local rc=$?
+  [ $rc -eq 2 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && grep -q -- "$3" "$T/err" && [ ! -e "$T/cs_$1" ] && ok || bad "cachesim $1: rc=$rc $(cat "$T/err")"
+}
+cs_bad zero_ways '{"levels": [{"size_bytes": 32768, "ways": 0}]}' "levels\[0\].ways: must be >= 1"
+cs_bad not_multiple '{"levels": [{"size_bytes": 30000, "line_bytes": 64, "ways": 8}]}' "levels\[0\].size_bytes: 30000 is not a multiple"
+cs_bad unknown_policy '{"levels": [{"size_bytes": 32768, "ways": 8, "policy": "fifo"}]}' "levels\[0\].policy: unknown policy 'fifo'"
+cs_bad unknown_key '{"levels": [{"size_bytes": 32768, "assoc": 8}]}' "levels\[0\].assoc: unknown key"
+printf '%s' '{"study": "cachesim", "axes": {"hierarchy": "pentium-4"}}' > "$T/cs_preset.json"
+"$B" cachesim --config "$T/cs_preset.json" --out "$T/cs_preset" >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && grep -q "hierarchy: 'pentium-4' is neither a preset" "$T/err" && ok || bad "cachesim unknown preset: rc=$rc $(cat "$T/err")"
+"$B" cachesim --config "$SRC/configs/ci/cachesim.json" --out "$T/cs" >/dev/null 2>"$T/stderr"; rc=$?
+[ $rc -eq 0 ] && [ -s "$T/cs/cachesim.json" ] && ! grep -q '"validation": "fail"' "$T/cs/cachesim.json" && grep -q '"predicted_ns.overlap"' "$T/cs/cachesim.json" && ok || bad "cachesim ci config: rc=$rc $(tail -2 "$T/stderr")"
+
 echo "cli: $passes passed, $fails failed"
 [ $fails -eq 0 ]

@@ -1,0 +1,496 @@
+// The cache-simulator study (thesis §2.4, issue 6): replay the access streams of the sequential
+// multireduce (Alg 2.2) and its partial-sort form (Alg 2.4) through a simulated hierarchy, predict
+// ns per input with the thesis's sequential model and with an overlapping-miss model calibrated by
+// host probes, measure the same algorithms on the same inputs (where the hierarchy is this host),
+// and recommend the sort bits. The simulator and the models live in cpu_reference/cachesim/; this
+// file only feeds them.
+#include "cachesim_study.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+
+#include "apps/harness/datagen.hpp"
+#include "cpu_reference/cachesim/cache_sim.hpp"
+#include "cpu_reference/cachesim/presets.hpp"
+#include "cpu_reference/cachesim/streams.hpp"
+#include "cpu_reference/cachesim/timing.hpp"
+#include "cpu_reference/cpu_memory/enforced.hpp"
+#include "cpu_reference/cpu_memory/huge_pages.hpp"
+#include "cpu_reference/cpu_memory/latency.hpp"
+#include "cpu_reference/cpu_memory/multithreaded.hpp"
+#include "cpu_reference/cpu_memory/scatter_gather.hpp"
+#include "host_hierarchy.hpp"
+
+namespace lp::cachesim_study {
+
+using harness::Params;
+using harness::Validation;
+using Op = multireduce::Add<std::int32_t>;
+using T = std::int32_t;
+namespace cs = lp::cachesim;
+
+namespace {
+
+// ---- hierarchies -------------------------------------------------------------------------------
+
+// A preset name, "host" (sysfs) or a JSON file. Throws ConfigError / runtime_error with one line.
+cs::Hierarchy load_hierarchy(const std::string& spec) {
+  for (const auto& p : cs::presets())
+    if (spec == p.name) return cs::preset(spec);
+  nlohmann::json j;
+  if (spec == "host") {
+    j = host_hierarchy_json();
+  } else {
+    std::ifstream f(spec);
+    if (!f) throw cs::ConfigError("'" + spec + "' is neither a preset (core2-t7300, opteron-6274, dev-vm), \"host\" nor a readable JSON file");
+    try {
+      j = nlohmann::json::parse(f);
+    } catch (const std::exception& e) {
+      throw cs::ConfigError(spec + ": not JSON (" + e.what() + ")");
+    }
+  }
+  try {
+    return cs::parse_hierarchy(j);
+  } catch (const cs::ConfigError& e) {
+    throw cs::ConfigError(spec + ": " + e.what());
+  }
+}
+
+// The same hierarchy with its TLBs mapping pages of `page_bytes` (2 MiB pages: the same entries
+// reach 512x further, as the separate large-page TLBs of real cores do).
+cs::Hierarchy with_pages(cs::Hierarchy h, std::uint64_t page_bytes) {
+  for (auto& t : h.tlbs) t.page_bytes = page_bytes;
+  return h;
+}
+
+std::vector<std::string> level_names(const cs::Hierarchy& h) {
+  std::vector<std::string> out;
+  for (const auto& l : h.levels) out.push_back(l.name);
+  out.push_back("memory");
+  return out;
+}
+
+template <class F>
+double median_ns_per(std::int64_t units, int runs, F&& f) {
+  std::vector<double> t;
+  for (int r = 0; r < runs; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    t.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / double(units));
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+std::uint64_t pow2_floor(std::uint64_t x) {
+  std::uint64_t p = 1;
+  while (p * 2 <= x) p *= 2;
+  return p;
+}
+
+// ---- calibration -------------------------------------------------------------------------------
+
+struct Calibration {
+  cs::Prices prices;
+  std::vector<std::uint64_t> working_set_bytes;  // per probed level
+  std::string pages_note;                        // what the 2 MiB-page probes actually got
+  cs::ProbeSet probes;                           // what they measured, for the record
+};
+
+// Probe k's working set: inside level k and as far beyond level k-1 as the geometric middle
+// allows (so level k serves most of it); memory: 8x the last level, at least 256 MiB.
+std::vector<std::uint64_t> probe_sets(const cs::Hierarchy& h) {
+  std::vector<std::uint64_t> w;
+  for (std::size_t k = 0; k < h.levels.size(); ++k) {
+    const double hi = double(h.levels[k].size_bytes), lo = k ? double(h.levels[k - 1].size_bytes) : hi / 4;
+    w.push_back(pow2_floor(std::uint64_t(std::sqrt(lo * hi))));
+  }
+  w.push_back(std::max<std::uint64_t>(pow2_floor(h.levels.back().size_bytes) * 8, std::uint64_t(256) << 20));
+  return w;
+}
+
+struct ProbeResult {
+  cs::Counts chase, gather;
+  double chase_ns = 0, gather_ns = 0;
+  std::string pages_note;
+};
+
+// One working set: the measured chase and gather on `pages`, and the simulator's counts for the
+// same streams (the same cycle and the same labels) on the hierarchy with matching TLB pages.
+ProbeResult probe(const cs::Hierarchy& h, std::uint64_t bytes, cpu::PageKind pages, std::uint64_t seed) {
+  ProbeResult r;
+  const std::uint32_t words = std::uint32_t(bytes / 4);
+  const bool memory = bytes > h.levels.back().size_bytes;
+  const std::int64_t steps = memory ? (std::int64_t(1) << 20) : (std::int64_t(1) << 22);
+  const std::int64_t inputs = std::int64_t(1) << 22;
+  cpu::Region next(bytes, pages), table(bytes, pages), labels(std::size_t(inputs) * 4, pages), result(std::size_t(inputs) * 4, pages);
+  if (next.got() != next.asked()) r.pages_note = next.note().empty() ? "huge pages refused" : next.note();
+  const auto order = harness::permutation(words, harness::derive_seed(seed, "probe-chase/" + std::to_string(bytes)));
+  cpu::make_cycle(order, next.as<std::uint32_t>());
+  const auto lab = harness::labels(inputs, words, "uniform", 1.0, harness::derive_seed(seed, "probe-gather/" + std::to_string(bytes)));
+  std::memcpy(labels.data(), lab.data(), lab.size() * 4);
+  T* tab = table.as<T>();
+  for (std::uint32_t i = 0; i < words; ++i) tab[i] = T(i);
+  // Measured: a warm-up pass, then the median of three.
+  volatile std::uint32_t sink = 0;
+  sink = cpu::pointer_chase(next.as<std::uint32_t>(), std::min<std::int64_t>(words, steps), order[0]);
+  r.chase_ns = median_ns_per(steps, 3, [&] { sink = cpu::pointer_chase(next.as<std::uint32_t>(), steps, order[0]); });
+  cpu::gather_sequential<T>(labels.as<std::uint32_t>(), tab, inputs, result.as<T>());
+  r.gather_ns = median_ns_per(inputs, 3, [&] { cpu::gather_sequential<T>(labels.as<std::uint32_t>(), tab, inputs, result.as<T>()); });
+  (void)sink;
+  // Simulated: warm the caches the same way, then count one pass.
+  const cs::Hierarchy hp = with_pages(h, pages == cpu::PageKind::Small4k ? 4096 : cpu::kHugePage);
+  {
+    cs::Simulator sim(hp);
+    auto acc = [&](std::uint64_t a, bool w) { sim.access(a, w); };
+    const std::int64_t sim_steps = std::int64_t(1) << 20;
+    std::uint32_t p = cs::chase_stream(next.as<std::uint32_t>(), std::min<std::int64_t>(words, std::int64_t(1) << 22), order[0], acc);
+    const cs::Stats before = sim.stats();
+    cs::chase_stream(next.as<std::uint32_t>(), sim_steps, p, acc);
+    r.chase = cs::counts_between(before, sim.stats(), double(sim_steps));
+  }
+  {
+    cs::Simulator sim(hp);
+    auto acc = [&](std::uint64_t a, bool w) { sim.access(a, w); };
+    cs::gather_stream(labels.as<std::uint32_t>(), inputs, acc);
+    const cs::Stats before = sim.stats();
+    cs::gather_stream(labels.as<std::uint32_t>(), inputs, acc);
+    r.gather = cs::counts_between(before, sim.stats(), double(inputs));
+  }
+  return r;
+}
+
+Calibration calibrate(const cs::Hierarchy& h, std::uint64_t seed) {
+  Calibration c;
+  cs::ProbeSet ps;
+  c.working_set_bytes = probe_sets(h);
+  for (std::uint64_t w : c.working_set_bytes) {
+    ProbeResult r = probe(h, w, cpu::PageKind::Thp2m, seed);
+    if (c.pages_note.empty()) c.pages_note = r.pages_note;
+    ps.chase.push_back(r.chase), ps.gather.push_back(r.gather);
+    ps.chase_ns.push_back(r.chase_ns), ps.gather_ns.push_back(r.gather_ns);
+  }
+  ProbeResult small = probe(h, c.working_set_bytes.back(), cpu::PageKind::Small4k, seed);
+  ps.chase_4k = small.chase, ps.gather_4k = small.gather;
+  ps.chase_4k_ns = small.chase_ns, ps.gather_4k_ns = small.gather_ns;
+  // One core's read bandwidth: the overlap model's floor.
+  const std::int64_t words = std::int64_t(64) << 20;
+  cpu::Region v(std::size_t(words) * 4, cpu::PageKind::Thp2m);
+  volatile std::int64_t s = cpu::stream_read_sum(v.as<T>(), words, 1);
+  const double ns = median_ns_per(1, 3, [&] { s = cpu::stream_read_sum(v.as<T>(), words, 1); });
+  (void)s;
+  ps.bytes_per_ns = double(words) * 4 / ns;
+  c.prices = cs::calibrate(cs::prices_of(h), ps);
+  c.probes = ps;
+  return c;
+}
+
+// Calibrations are per hierarchy and per process: the probes take seconds.
+const Calibration& calibration_for(const std::string& spec, const cs::Hierarchy& h, std::uint64_t seed) {
+  static std::map<std::string, Calibration> cache;
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(spec);
+  if (it == cache.end()) {
+    Calibration c;
+    if (cs::needs_calibration(h)) c = calibrate(h, seed);
+    else c.prices = cs::prices_of(h);
+    it = cache.emplace(spec, std::move(c)).first;
+  }
+  return it->second;
+}
+
+// ---- the point ---------------------------------------------------------------------------------
+
+struct VariantDef {
+  const char* name;
+  const char* description;
+};
+
+const std::vector<VariantDef>& defs() {
+  static const std::vector<VariantDef> d = {
+      {"measured_multireduce", "this host: Alg 2.2 (sort_bits = 0) or Alg 2.4, the same inputs as the stream simulated (runs where the hierarchy is this host's: it has probed timings)"},
+      {"measured_enforced", "this host: the same with each bucket read waiting for the previous one (Fig 2.8), what the sequential model assumes"},
+      {"simulate", "replays Alg 2.2 / Alg 2.4's accesses through the hierarchy; time = simulation; metrics: counts and both models' ns per input (and their error where the measured variants ran first)"},
+      {"recommend_sort_bits", "simulates Alg 2.4 for sort_bits 0..max_sort_bits and reports the best per model"},
+  };
+  return d;
+}
+
+class CachesimPoint final : public harness::Point {
+ public:
+  CachesimPoint(const Params& p, std::uint64_t seed) : seed_(seed) {
+    n_ = harness::as_int(p, "n");
+    m_ = static_cast<std::uint32_t>(harness::as_int(p, "m"));
+    sort_bits_ = int(harness::as_int(p, "sort_bits"));
+    max_sort_bits_ = int(harness::as_int(p, "max_sort_bits"));
+    pages_ = cpu::page_kind(harness::as_str(p, "pages"));
+    spec_ = harness::as_str(p, "hierarchy");
+    hierarchy_ = with_pages(load_hierarchy(spec_), pages_ == cpu::PageKind::Small4k ? 4096 : cpu::kHugePage);
+    host_ = cs::needs_calibration(load_hierarchy(spec_));
+    // The same labels as `bench cpu` at the same seed, n, m and label kind.
+    const std::string kind = harness::as_str(p, "labels");
+    tag_ = std::to_string(n_) + "/" + std::to_string(m_) + "/" + kind;
+    labels_.allocate(std::size_t(n_) * 4, pages_);
+    std::uint32_t* l = labels_.as<std::uint32_t>();
+    if (kind == "sequential") {
+      for (std::int64_t i = 0; i < n_; ++i) l[i] = std::uint32_t(i % m_);
+    } else {
+      auto g = harness::labels(n_, m_, "uniform", 1.0, harness::derive_seed(seed, "labels/" + tag_));
+      std::memcpy(l, g.data(), g.size() * 4);
+    }
+  }
+
+  double inputs() const override { return double(n_); }
+  double minimal_bytes(const std::string&) const override { return 8.0 * double(n_) + 4.0 * double(m_); }
+
+  void prepare(const std::string& variant) override {
+    const bool measured = variant.rfind("measured_", 0) == 0;
+    if (measured && !host_)
+      throw harness::Unsupported("the hierarchy '" + spec_ + "' is not this host's (its timings are given, not probed)");
+    if (variant == "recommend_sort_bits" && sort_bits_ != 0)
+      throw harness::Unsupported("sweeps sort_bits itself: runs where sort_bits = 0");
+    if (variant == "recommend_sort_bits" && std::min(max_sort_bits_, cpu::label_bits(m_)) == 0)
+      throw harness::Unsupported("nothing to choose: max_sort_bits or the label width is 0");
+    if (measured) {
+      if (!values_) {
+        values_.allocate(std::size_t(n_) * 4, pages_);
+        std::vector<T> v(static_cast<std::size_t>(n_));
+        harness::parallel_fill(v, harness::derive_seed(seed_, "values/" + tag_), [](harness::Rng& r, std::size_t) { return T(r.next()); });
+        std::memcpy(values_.data(), v.data(), v.size() * 4);
+      }
+      buckets_.allocate(std::size_t(m_) * 4, pages_);
+    }
+    // The host's probes run once per hierarchy, here, outside any timed region.
+    calibration_ = &calibration_for(spec_, load_hierarchy(spec_), seed_);
+    prices_ = calibration_->prices;
+  }
+
+  void run(const std::string& variant, void*) override {
+    const std::uint32_t* l = labels_.as<std::uint32_t>();
+    if (variant == "measured_multireduce" || variant == "measured_enforced") {
+      const auto t0 = std::chrono::steady_clock::now();
+      if (variant == "measured_multireduce") cpu::multireduce_sorted<Op>(l, values_.as<T>(), n_, m_, sort_bits_, buckets_.as<T>(), &scratch_);
+      else cpu::multireduce_enforced_sorted<Op>(l, values_.as<T>(), n_, m_, sort_bits_, g_zero_, buckets_.as<T>(), &scratch_);
+      measured_[variant].push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / double(n_));
+    } else if (variant == "simulate") {
+      last_ = simulate(sort_bits_);
+    } else if (variant == "recommend_sort_bits") {
+      sweep_.clear();
+      const int top = std::min(max_sort_bits_, cpu::label_bits(m_));
+      for (int b = 0; b <= top; ++b) sweep_.push_back(simulate(b));
+    } else {
+      throw std::logic_error("cachesim: no variant '" + variant + "'");
+    }
+  }
+
+  Validation validate(const std::string& variant) override {
+    if (variant == "simulate") return check(last_);
+    if (variant == "recommend_sort_bits") {
+      for (const auto& s : sweep_)
+        if (Validation v = check(s); v.status != Validation::Status::Pass) return v;
+      return Validation::pass();
+    }
+    if (ref_.empty()) {
+      ref_.resize(m_);
+      cpu::multireduce_sequential<Op>(labels_.as<std::uint32_t>(), values_.as<T>(), n_, m_, ref_.data());
+    }
+    const T* got = buckets_.as<T>();
+    for (std::uint32_t b = 0; b < m_; ++b)
+      if (got[b] != ref_[b])
+        return Validation::fail("bucket " + std::to_string(b) + ": expected " + std::to_string(ref_[b]) + ", got " + std::to_string(got[b]));
+    return Validation::pass();
+  }
+
+  void release(const std::string&) override {
+    buckets_.release();
+    scratch_ = {};
+  }
+
+  Params metrics(const std::string& variant) override {
+    Params p;
+    const auto names = level_names(hierarchy_);
+    auto put_prices = [&] {
+      for (std::size_t k = 0; k < names.size(); ++k) {
+        p["latency_ns." + names[k]] = prices_.latency[k];
+        p["mlp." + names[k]] = prices_.mlp[k];
+      }
+      for (std::size_t t = 0; t < hierarchy_.tlbs.size(); ++t) p["walk_ns." + hierarchy_.tlbs[t].name] = prices_.walk_ns[t];
+      p["walk_mlp"] = prices_.walk_mlp;
+      p["bandwidth_GBps"] = prices_.bytes_per_ns;
+      // The probes behind a calibration: measured ns per step (chase) and per input (gather) at
+      // each working set, on 2 MiB pages, and the largest again on 4 KiB pages.
+      const Calibration& c = *calibration_;
+      for (std::size_t k = 0; k < c.probes.chase_ns.size(); ++k) {
+        const std::string at = std::to_string(c.working_set_bytes[k] >> 10) + "KiB";
+        p["probe.chase_ns." + at] = c.probes.chase_ns[k];
+        p["probe.gather_ns." + at] = c.probes.gather_ns[k];
+      }
+      if (!c.probes.chase_ns.empty()) {
+        p["probe.chase_ns_4k"] = c.probes.chase_4k_ns;
+        p["probe.gather_ns_4k"] = c.probes.gather_4k_ns;
+        if (!c.pages_note.empty()) p["probe.pages_note"] = c.pages_note;
+      }
+    };
+    if (variant == "simulate") {
+      const cs::Counts c = cs::counts_between(empty_stats(), last_.stats, double(n_));
+      const cs::Prediction pr = cs::predict(c, prices_);
+      for (std::size_t k = 0; k < names.size(); ++k) p["served_per_input." + names[k]] = c.served[k];
+      for (std::size_t t = 0; t < hierarchy_.tlbs.size(); ++t) p["tlb_misses_per_input." + hierarchy_.tlbs[t].name] = c.tlb_miss[t];
+      p["memory_lines_per_input"] = c.memory_lines;
+      p["simulated_accesses_per_s"] = double(last_.stats.accesses) / last_.seconds;
+      p["predicted_ns.sequential"] = pr.sequential_ns;
+      p["predicted_ns.overlap"] = pr.overlap_ns;
+      p["predicted_ns.latency_bound"] = pr.latency_bound_ns;
+      p["predicted_ns.bandwidth_bound"] = pr.bandwidth_bound_ns;
+      // The issue's error: the overlap model against the measured algorithm; the thesis's model
+      // against the measured algorithm (how far off it is) and against the enforced one (what it
+      // describes).
+      if (double m = measured("measured_multireduce"); m > 0) {
+        p["measured_ns"] = m;
+        p["error.overlap"] = pr.overlap_ns / m - 1;
+        p["error.sequential"] = pr.sequential_ns / m - 1;
+      }
+      if (double m = measured("measured_enforced"); m > 0) {
+        p["measured_enforced_ns"] = m;
+        p["error.sequential_vs_enforced"] = pr.sequential_ns / m - 1;
+      }
+      put_prices();
+    } else if (variant == "recommend_sort_bits") {
+      int best_seq = 0, best_ovl = 0;
+      std::vector<cs::Prediction> pr;
+      for (const auto& s : sweep_) pr.push_back(cs::predict(cs::counts_between(empty_stats(), s.stats, double(n_)), prices_));
+      for (std::size_t b = 0; b < pr.size(); ++b) {
+        p["sequential_ns.bits_" + std::to_string(b)] = pr[b].sequential_ns;
+        p["overlap_ns.bits_" + std::to_string(b)] = pr[b].overlap_ns;
+        if (pr[b].sequential_ns < pr[best_seq].sequential_ns) best_seq = int(b);
+        if (pr[b].overlap_ns < pr[best_ovl].overlap_ns) best_ovl = int(b);
+      }
+      p["recommended_sort_bits.sequential"] = std::int64_t(best_seq);
+      p["recommended_sort_bits.overlap"] = std::int64_t(best_ovl);
+      put_prices();
+    } else {
+      p["pages_got"] = std::string(labels_.got() == labels_.asked() ? "as asked" : "fell back: " + labels_.note());
+    }
+    return p;
+  }
+
+ private:
+  struct Run {
+    cs::Stats stats;
+    double seconds = 0;
+    std::uint64_t expected_accesses = 0;
+  };
+
+  Run simulate(int bits) {
+    Run r;
+    cs::Simulator sim(hierarchy_);
+    const auto t0 = std::chrono::steady_clock::now();
+    cs::multireduce_sorted_stream(labels_.as<std::uint32_t>(), n_, m_, bits, sorted_, [&](std::uint64_t a, bool w) { sim.access(a, w); });
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.stats = sim.stats();
+    // Alg 2.2: m initial stores, then 3 accesses per input. Alg 2.4 adds the sort: 2^b + 1 starts
+    // cleared, 2 per input counting, 2^b prefix updates, 5 per input scattering.
+    const int b = cpu::effective_sort_bits(m_, bits);
+    const std::uint64_t n = std::uint64_t(n_), d = std::uint64_t(1) << b;
+    r.expected_accesses = m_ + 3 * n + (b ? (d + 1) + 2 * n + d + 5 * n : 0);
+    return r;
+  }
+
+  // Every core access is served by exactly one level (or memory), and the stream has exactly the
+  // algorithm's accesses.
+  static Validation check(const Run& r) {
+    std::uint64_t served = 0;
+    for (auto s : r.stats.served) served += s;
+    if (r.stats.accesses != r.expected_accesses)
+      return Validation::fail("simulated " + std::to_string(r.stats.accesses) + " accesses, the algorithm makes " + std::to_string(r.expected_accesses));
+    if (served != r.stats.accesses)
+      return Validation::fail("levels served " + std::to_string(served) + " of " + std::to_string(r.stats.accesses) + " accesses");
+    return Validation::pass();
+  }
+
+  cs::Stats empty_stats() const {
+    cs::Stats s;
+    s.served.assign(hierarchy_.levels.size() + 1, 0);
+    for (const auto& t : hierarchy_.tlbs) s.tlbs.push_back({t.name});
+    return s;
+  }
+
+  double measured(const std::string& v) const {
+    auto it = measured_.find(v);
+    if (it == measured_.end() || it->second.empty()) return 0;
+    std::vector<double> t = it->second;
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  }
+
+  std::uint64_t seed_;
+  std::int64_t n_ = 0;
+  std::uint32_t m_ = 1;
+  int sort_bits_ = 0, max_sort_bits_ = 6;
+  cpu::PageKind pages_ = cpu::PageKind::Small4k;
+  std::string spec_, tag_;
+  cs::Hierarchy hierarchy_;
+  bool host_ = false;
+  cs::Prices prices_;
+  const Calibration* calibration_ = nullptr;
+  cpu::Region labels_, values_, buckets_;
+  cpu::SortScratch<T> scratch_;
+  std::vector<std::uint32_t> sorted_;
+  std::vector<T> ref_;
+  std::map<std::string, std::vector<double>> measured_;
+  Run last_;
+  std::vector<Run> sweep_;
+  volatile std::uint32_t g_zero_ = 0;  // the enforced variant's dependency mask, opaque to the compiler
+};
+
+}  // namespace
+
+class CachesimStudy final : public harness::Study {
+ public:
+  std::string name() const override { return "cachesim"; }
+  std::string description() const override {
+    return "cache simulator (thesis §2.4): Alg 2.2/2.4 access streams through a described hierarchy, the thesis's sequential timing model and a calibrated overlapping-miss model, against the same algorithms measured on this host";
+  }
+  std::vector<harness::AxisSpec> axes() const override {
+    using harness::AxisKind;
+    using V = harness::Value;
+    return {
+        {"n", AxisKind::Size, "inputs (label-value pairs)", {V(std::int64_t(1) << 26)}, {}, 1, std::int64_t(1) << 30},
+        {"m", AxisKind::Size, "buckets", {V(std::int64_t(1) << 20)}, {}, 1, std::int64_t(1) << 28},
+        {"labels", AxisKind::Choice, "random (uniform, the generator and seed of bench cpu) or sequential (i mod m)", {V(std::string("random"))}, {"random", "sequential"}},
+        {"pages", AxisKind::Choice, "4k or 2m (THP): the measured variants' memory and the simulated TLBs' page size", {V(std::string("4k"))}, {"4k", "2m"}},
+        {"sort_bits", AxisKind::Int, "top label bits of Alg 2.4's partial radix sort; 0 = Alg 2.2", {V(std::int64_t(0))}, {}, 0, 24},
+        {"max_sort_bits", AxisKind::Int, "recommend_sort_bits: the largest sort_bits it simulates", {V(std::int64_t(6))}, {}, 0, 24},
+        {"hierarchy", AxisKind::Choice, "a preset (core2-t7300, opteron-6274, dev-vm), host (from sysfs) or a JSON file; \"probe\"/\"calibrate\" timings are measured on this host", {V(std::string("dev-vm"))}, {}},
+    };
+  }
+  std::vector<harness::VariantSpec> variants() const override {
+    std::vector<harness::VariantSpec> out;
+    for (const auto& d : defs()) out.push_back({d.name, harness::VariantKind::Cpu, d.description});
+    return out;
+  }
+  std::string default_config() const override { return kDefaultConfig; }
+  // A hierarchy that does not parse or validate stops the run before any work, naming the key.
+  std::string check_params(const Params& p) const override {
+    try {
+      load_hierarchy(harness::as_str(p, "hierarchy"));
+    } catch (const std::exception& e) {
+      return std::string("hierarchy: ") + e.what();
+    }
+    if (harness::as_int(p, "n") > std::int64_t(UINT32_MAX)) return "n: at most 2^32 - 1 inputs";
+    return {};
+  }
+  std::unique_ptr<harness::Point> make_point(const Params& p, std::uint64_t seed, bool) const override {
+    return std::make_unique<CachesimPoint>(p, seed);
+  }
+};
+
+std::unique_ptr<harness::Study> make_study() { return std::make_unique<CachesimStudy>(); }
+
+}  // namespace lp::cachesim_study

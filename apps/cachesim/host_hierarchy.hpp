@@ -52,7 +52,7 @@ inline nlohmann::json host_hierarchy_json() {
     levels.push_back(l);
   }
   if (levels.empty())
-    throw std::runtime_error("hierarchy: host: " + dir + " describes no data cache (virtual machines often hide it); name a preset or a JSON file");
+    throw std::runtime_error("host: " + dir + " describes no data cache (virtual machines often hide it); name a preset or a JSON file");
   return {{"name", "host (sysfs)"},
           {"levels", levels},
           {"tlbs", {{{"name", "DTLB"}, {"entries", 64}, {"ways", 4}, {"page_bytes", 4096}, {"walk_ns", 2.0}},

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -30,8 +31,10 @@ inline std::uint64_t parse_cache_size(const std::string& s) {  // "48K", "1024K"
 // raised to keep the size: the simulator indexes sets by shift and mask. The TLB geometry is not in
 // sysfs: a typical 64-entry L1 DTLB and 2048-entry second level are assumed, with the second
 // level's walk measured by the probes.
+// LP_SYSFS_CACHE_DIR replaces the sysfs directory (the CLI test feeds it a made-up machine).
 inline nlohmann::json host_hierarchy_json() {
-  const std::string dir = "/sys/devices/system/cpu/cpu0/cache/";
+  const char* env = std::getenv("LP_SYSFS_CACHE_DIR");
+  const std::string dir = env ? std::string(env) + "/" : "/sys/devices/system/cpu/cpu0/cache/";
   nlohmann::json levels = nlohmann::json::array();
   for (int i = 0; i < 16; ++i) {
     const std::string d = dir + "index" + std::to_string(i) + "/";
@@ -55,8 +58,8 @@ inline nlohmann::json host_hierarchy_json() {
     throw std::runtime_error("host: " + dir + " describes no data cache (virtual machines often hide it); name a preset or a JSON file");
   return {{"name", "host (sysfs)"},
           {"levels", levels},
-          {"tlbs", {{{"name", "DTLB"}, {"entries", 64}, {"ways", 4}, {"page_bytes", 4096}, {"walk_ns", 2.0}},
-                    {{"name", "STLB"}, {"entries", 2048}, {"ways", 8}, {"page_bytes", 4096}, {"walk_ns", "probe"}}}},
+          {"tlbs", {{{"name", "DTLB"}, {"entries", 64u}, {"ways", 4u}, {"page_bytes", 4096u}, {"walk_ns", 2.0}},
+                    {{"name", "STLB"}, {"entries", 2048u}, {"ways", 8u}, {"page_bytes", 4096u}, {"walk_ns", "probe"}}}},
           {"memory_latency_ns", "probe"},
           {"memory_mlp", "calibrate"},
           {"walk_mlp", "calibrate"}};

@@ -89,6 +89,19 @@ cs_bad unknown_key '{"levels": [{"size_bytes": 32768, "assoc": 8}]}' "levels\[0\
 printf '%s' '{"study": "cachesim", "axes": {"hierarchy": "pentium-4"}}' > "$T/cs_preset.json"
 "$B" cachesim --config "$T/cs_preset.json" --out "$T/cs_preset" >/dev/null 2>"$T/err"; rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && grep -q "hierarchy: 'pentium-4' is neither a preset" "$T/err" && ok || bad "cachesim unknown preset: rc=$rc $(cat "$T/err")"
+# "host" reads sysfs; here a made-up machine (an L3 whose 3072 sets are no power of two, as the
+# GPU host's 245760 are not) must parse, round and run.
+for i in 0 1 2 3; do mkdir -p "$T/sys/index$i"; done
+w() { printf '%s\n' "$3" > "$T/sys/index$1/$2"; }
+w 0 level 1; w 0 type Data; w 0 size 48K; w 0 ways_of_associativity 12; w 0 coherency_line_size 64
+w 1 level 1; w 1 type Instruction; w 1 size 32K; w 1 ways_of_associativity 8; w 1 coherency_line_size 64
+w 2 level 2; w 2 type Unified; w 2 size 2048K; w 2 ways_of_associativity 16; w 2 coherency_line_size 64
+w 3 level 3; w 3 type Unified; w 3 size 3072K; w 3 ways_of_associativity 16; w 3 coherency_line_size 64
+printf '%s' '{"study": "cachesim", "variants": ["simulate"], "axes": {"hierarchy": "host", "n": 4096, "m": 64}}' > "$T/cs_host.json"
+LP_SYSFS_CACHE_DIR="$T/sys" "$B" cachesim --config "$T/cs_host.json" --out "$T/cs_host" >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 0 ] && grep -q '"latency_ns.L3"' "$T/cs_host/cachesim.json" && ok || bad "cachesim host from sysfs: rc=$rc $(tail -2 "$T/err")"
+LP_SYSFS_CACHE_DIR="$T/nothing" "$B" cachesim --config "$T/cs_host.json" --out "$T/cs_host2" >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "describes no data cache" "$T/err" && ok || bad "cachesim host without sysfs: rc=$rc $(cat "$T/err")"
 "$B" cachesim --config "$SRC/configs/ci/cachesim.json" --out "$T/cs" >/dev/null 2>"$T/stderr"; rc=$?
 [ $rc -eq 0 ] && [ -s "$T/cs/cachesim.json" ] && ! grep -q '"validation": "fail"' "$T/cs/cachesim.json" && grep -q '"predicted_ns.overlap"' "$T/cs/cachesim.json" && ok || bad "cachesim ci config: rc=$rc $(tail -2 "$T/stderr")"
 

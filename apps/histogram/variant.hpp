@@ -1,0 +1,55 @@
+// How the histogram study binds a variant name to a launcher. Each family (a .cu file here, one
+// kernel header per algorithm in kernels/histogram/) appends its definitions; the study knows
+// variants only through this table.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "apps/harness/study.hpp"
+#include "kernels/histogram/common.cuh"
+
+namespace lp::histogram_study {
+
+using histogram::Tuning;
+
+// What a run sees: the samples on the device (GPU variants) or the host (CPU variants), the output
+// (bins uint32 counts; GPU variants initialise it inside the timed region), scratch and knobs.
+struct Ctx {
+  bool u8 = true;                        // sample type: u8 or u32
+  const std::uint8_t* s8 = nullptr;      // device samples (u8)
+  const std::uint32_t* s32 = nullptr;    // device samples (u32)
+  std::int64_t n = 0;
+  std::uint32_t bins = 0;
+  std::uint32_t* out = nullptr;          // device
+  void* scratch = nullptr;
+  std::size_t scratch_bytes = 0;
+  const std::uint32_t* ones = nullptr;   // device, n ones: the values of perbank_histogram
+  Tuning tune;
+  cudaStream_t stream = nullptr;
+  const std::uint8_t* host_s8 = nullptr;
+  const std::uint32_t* host_s32 = nullptr;
+  std::uint32_t* host_out = nullptr;
+};
+
+struct Def {
+  std::string name;
+  harness::VariantKind kind;
+  std::string description;
+  // Why it cannot run at (sample type, n, bins, tuning), or "".
+  std::function<std::string(bool u8, std::int64_t n, std::uint32_t bins, const Tuning&)> unsupported;
+  // Device scratch bytes it needs there.
+  std::function<std::size_t(bool u8, std::int64_t n, std::uint32_t bins, const Tuning&)> scratch;
+  std::function<void(Ctx&)> run;
+  bool needs_ones = false;  // reads a values array of ones (the multireduce kernels' interface)
+};
+
+using Defs = std::vector<Def>;
+
+void add_thesis_variants(Defs&);  // thesis 4.3.1 (Podlozhnyuk, Nugteren, TRISH), 4.5.2 (BankTRISH), Alg 4.10
+void add_modern_variants(Defs&);  // beyond the thesis, `auto`, the CUB peer and the CPU baseline
+
+}  // namespace lp::histogram_study

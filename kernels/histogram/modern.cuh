@@ -1,0 +1,249 @@
+// Beyond the thesis (Hopper): block-private shared histograms with 32-bit counters, up to 32 copies
+// (one per bank: BankTRISH's idea without its 8-bit counters), 16-byte loads and bundling of equal
+// samples; and, where one copy no longer fits a block, one histogram per thread-block cluster in
+// distributed shared memory. `histogram_auto` picks between them by sample type and bin count.
+#pragma once
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+#include "../multireduce/cluster_privatized.cuh"
+#include "common.cuh"
+
+namespace lp::histogram {
+
+namespace modern_detail {
+
+constexpr int kDefaultThreads = 1024;
+
+// Copies of the histogram per block: the most (a power of two, at most one per bank) that leave
+// room for two blocks per SM (as log2); -1 if not even one copy fits a block.
+inline int copies_log2(std::uint32_t bins) {
+  const std::size_t one = std::size_t(bins) * 4, budget = max_shared_per_block() / 2;
+  if (one > max_shared_per_block()) return -1;
+  int r = 0;
+  while (r < 5 && (one << (r + 1)) <= budget) ++r;
+  return r;
+}
+
+// Applies a bundle (bundle4) with apply(index, inc). Where every active lane of the warp holds one
+// update, all on the same counter (degenerate inputs, a hot zipf bin), the warp adds them up first
+// and one lane applies the sum: 32 atomics on one address would be serialised. The lanes in
+// __activemask() are the ones executing this together, so the *_sync calls on that mask are safe
+// in the ragged last iteration of a grid-stride loop too.
+template <class Apply>
+__device__ __forceinline__ void apply_bundle_warp(const Bundle& u, Apply apply) {
+  const unsigned active = __activemask();
+  const int leader = __ffs(active) - 1;
+  const bool single = !u.live[1] && !u.live[2] && !u.live[3];
+  const std::uint32_t first = __shfl_sync(active, u.index[0], leader);
+  if (__all_sync(active, single && u.index[0] == first)) {
+    const std::uint32_t total = __reduce_add_sync(active, u.inc[0]);
+    if (int(threadIdx.x & 31) == leader) apply(first, total);
+    return;
+  }
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+    if (u.live[j]) apply(u.index[j], u.inc[j]);
+}
+
+// Copy c of bin b at b * R + c, and lane l uses copy l mod R: with R = 32 (256 bins) every lane has
+// its own bank, so no two lanes of a warp ever conflict or collide, whatever the data; with fewer
+// copies, lanes hitting one bin spread over R addresses.
+template <class T>
+__global__ void __launch_bounds__(1024) block_privatized_kernel(const T* __restrict__ samples, std::int64_t n, std::uint32_t bins,
+                                                                int r_log2, std::uint32_t* __restrict__ out) {
+  extern __shared__ __align__(16) std::uint32_t hist[];
+  constexpr int kPer = 16 / sizeof(T);  // samples per 16-byte load
+  const std::uint32_t R = 1u << r_log2, copy = threadIdx.x & (R - 1);
+  for (std::uint32_t i = threadIdx.x; i < (bins << r_log2); i += blockDim.x) hist[i] = 0;
+  __syncthreads();
+
+  std::uint32_t* mine = hist + copy;
+  auto add = [&](std::uint32_t bin, std::uint32_t inc) { atomicAdd(mine + (bin << r_log2), inc); };
+  auto bin_vec = [&](const uint4& v) {
+    if constexpr (sizeof(T) == 1) {
+      // Bytes need ~13 per clock per SM to keep up with HBM, so the common case stays lean: one
+      // atomic per byte on the lane's own copy (no conflicts, no collisions); only whole words or
+      // vectors of equal bytes (degenerate data, flat image regions) become one update.
+      const std::uint32_t w[4] = {v.x, v.y, v.z, v.w};
+      if (v.x == v.y && v.x == v.z && v.x == v.w && v.x == (v.x & 0xffu) * 0x01010101u) {
+        add(v.x & 0xffu, 16u);
+        return;
+      }
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        if (w[k] == (w[k] & 0xffu) * 0x01010101u) {
+          add(w[k] & 0xffu, 4u);
+        } else {
+#pragma unroll
+          for (int j = 0; j < 4; ++j) add((w[k] >> (8 * j)) & 0xffu, 1u);
+        }
+      }
+    } else {
+      // u32 samples arrive 4x slower per byte: there is time to bundle equal samples (bundle4), and
+      // where lanes share copies, to combine a warp that hits one bin.
+      const std::uint32_t bin[4] = {v.x, v.y, v.z, v.w};
+      const Bundle u = bundle4<32>(bin);
+      if (R < 32) {
+        apply_bundle_warp(u, add);
+      } else {
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          if (u.live[j]) add(u.index[j], u.inc[j]);
+      }
+    }
+  };
+
+  const uint4* vec = reinterpret_cast<const uint4*>(samples);
+  const std::int64_t n_vec = n / kPer, stride = std::int64_t(gridDim.x) * blockDim.x;
+  // Two 16-byte loads in flight per thread before any update.
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n_vec; i += 2 * stride) {
+    const uint4 a = __ldg(vec + i);
+    const bool has_b = i + stride < n_vec;
+    const uint4 b = has_b ? __ldg(vec + i + stride) : uint4{};
+    bin_vec(a);
+    if (has_b) bin_vec(b);
+  }
+  // The n mod kPer tail samples: block 0, one thread each.
+  if (blockIdx.x == 0 && threadIdx.x < n - n_vec * kPer) add(std::uint32_t(samples[n_vec * kPer + threadIdx.x]), 1u);
+  __syncthreads();
+  // Each bin summed over its R copies (starting at copy = lane keeps a warp's reads on distinct
+  // banks when R = 32), then added to the output once per block.
+  const std::uint32_t lane = threadIdx.x & 31;
+  for (std::uint32_t b = threadIdx.x; b < bins; b += blockDim.x) {
+    std::uint32_t sum = 0;
+    for (std::uint32_t k = 0; k < R; ++k) sum += hist[(b << r_log2) + ((k + lane) & (R - 1))];
+    if (sum) atomicAdd(out + b, sum);
+  }
+}
+
+// One histogram per cluster: block r of the cluster holds bins [lo + r * 2^shift, lo + (r+1) * 2^shift)
+// of this pass; a sample's update goes to its owner block's shared memory (local or remote).
+static __global__ void __launch_bounds__(1024) cluster_histogram_kernel(const std::uint32_t* __restrict__ samples, std::int64_t n,
+                                                                 std::uint32_t bins, int shift, std::uint32_t lo,
+                                                                 std::uint32_t* __restrict__ out) {
+  namespace cg = cooperative_groups;
+  cg::cluster_group cluster = cg::this_cluster();
+  extern __shared__ __align__(16) std::uint32_t slice[];
+  const std::uint32_t slice_size = 1u << shift, mask = slice_size - 1, span = slice_size * cluster.num_blocks();
+  for (std::uint32_t i = threadIdx.x; i < slice_size; i += blockDim.x) slice[i] = 0;
+  cluster.sync();  // every slice is zeroed before any block updates it
+
+  auto update = [&](std::uint32_t bin, std::uint32_t inc) {
+    bin -= lo;  // wraps above span for bins below lo: another pass's
+    if (bin >= span) return;
+    atomicAdd(cluster.map_shared_rank(slice, bin >> shift) + (bin & mask), inc);
+  };
+  const uint4* vec = reinterpret_cast<const uint4*>(samples);
+  const std::int64_t n_vec = n / 4, stride = std::int64_t(gridDim.x) * blockDim.x;
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n_vec; i += 2 * stride) {
+    const uint4 a = __ldg(vec + i);
+    const bool has_b = i + stride < n_vec;
+    const uint4 b = has_b ? __ldg(vec + i + stride) : uint4{};
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      if (h == 1 && !has_b) break;
+      const uint4& v = h ? b : a;
+      const std::uint32_t bin[4] = {v.x, v.y, v.z, v.w};
+      apply_bundle_warp(bundle4<32>(bin), update);  // equal samples of a vector, or of a warp: one remote atomic
+    }
+  }
+  if (blockIdx.x == 0 && threadIdx.x < n - n_vec * 4) update(samples[n_vec * 4 + threadIdx.x], 1u);
+  cluster.sync();  // all updates of this block's slice are in (and no block leaves while others write to it)
+  const std::uint32_t first = lo + (cluster.block_rank() << shift);
+  for (std::uint32_t i = threadIdx.x; i < slice_size && first + i < bins; i += blockDim.x)
+    if (slice[i]) atomicAdd(out + first + i, slice[i]);
+}
+
+// The launch of one cluster pass: the plan is the multireduce study's (kernels/multireduce/
+// cluster_privatized.cuh) for 32-bit buckets. Returns the blocks of one wave of resident clusters.
+// The occupancy query is remembered: a host call inside the timed region would count as GPU time.
+inline int cluster_grid(const multireduce::ClusterPlan& p, cudaLaunchConfig_t& cfg, cudaLaunchAttribute* attr) {
+  static int cached_cluster = 0, cached_threads = 0, cached_clusters = 0;
+  static std::size_t cached_smem = 0;
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = p.cluster, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
+  cfg.blockDim = dim3(p.threads);
+  cfg.dynamicSmemBytes = p.smem;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  cfg.gridDim = dim3(p.cluster * 1024);  // an upper bound for the occupancy query
+  if (cached_cluster != p.cluster || cached_threads != p.threads || cached_smem != p.smem) {
+    LP_CUDA(cudaFuncSetAttribute(cluster_histogram_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(p.smem)));
+    if (p.cluster > 8) LP_CUDA(cudaFuncSetAttribute(cluster_histogram_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    LP_CUDA(cudaOccupancyMaxActiveClusters(&cached_clusters, cluster_histogram_kernel, &cfg));
+    if (cached_clusters < 1) throw std::invalid_argument("cluster_privatized: a cluster of " + std::to_string(p.cluster) + " does not fit");
+    cached_cluster = p.cluster, cached_threads = p.threads, cached_smem = p.smem;
+  }
+  return cached_clusters * p.cluster;
+}
+
+}  // namespace modern_detail
+
+template <class T>
+std::string block_privatized_unsupported(std::uint32_t bins, const Tuning& t) {
+  if (modern_detail::copies_log2(bins) < 0)
+    return "one copy of " + std::to_string(bins) + " 32-bit bins exceeds a block's " + std::to_string(max_shared_per_block()) + " B of shared memory";
+  if (t.threads > 1024 || t.threads % 32) return "threads = " + std::to_string(t.threads) + ": whole warps, at most 1024";
+  return "";
+}
+
+template <class T>
+void block_privatized(const T* samples, std::int64_t n, std::uint32_t bins, std::uint32_t* out, const Tuning& t, cudaStream_t s) {
+  using namespace modern_detail;
+  LP_CUDA(cudaMemsetAsync(out, 0, std::size_t(bins) * 4, s));
+  if (n <= 0) return;
+  const int r_log2 = copies_log2(bins), threads = t.threads > 0 ? t.threads : kDefaultThreads;
+  const std::size_t smem = (std::size_t(bins) << r_log2) * 4;
+  auto kernel = block_privatized_kernel<T>;
+  allow_shared(kernel, smem);
+  const int grid = grid_for(ceil_div(n, 16 / sizeof(T)), threads, resident_blocks(kernel, threads, smem, t, 0));
+  kernel<<<grid, threads, smem, s>>>(samples, n, bins, r_log2, out);
+  LP_CUDA_LAUNCH("block_privatized_kernel");
+}
+
+inline std::string cluster_privatized_unsupported(bool u8, std::uint32_t bins, const Tuning& t) {
+  if (u8) return "u32 samples only (byte samples have at most 256 bins: block_privatized)";
+  if (t.cluster && (t.cluster & (t.cluster - 1))) return "cluster = " + std::to_string(t.cluster) + ": a power of two up to 16";
+  if (!multireduce::cluster_plan<std::uint32_t>(bins, as_multireduce(t)).cluster)
+    return "bins = " + std::to_string(bins) + " needs more than 4 passes of 16 blocks' shared memory";
+  return "";
+}
+
+inline void cluster_privatized(const std::uint32_t* samples, std::int64_t n, std::uint32_t bins, std::uint32_t* out, const Tuning& t,
+                               cudaStream_t s) {
+  using namespace modern_detail;
+  LP_CUDA(cudaMemsetAsync(out, 0, std::size_t(bins) * 4, s));
+  if (n <= 0) return;
+  const multireduce::ClusterPlan p = multireduce::cluster_plan<std::uint32_t>(bins, as_multireduce(t));
+  if (!p.cluster) throw std::invalid_argument("cluster_privatized: the histogram does not fit in a cluster");
+  cudaLaunchConfig_t cfg{};
+  cudaLaunchAttribute attr[1];
+  cfg.gridDim = dim3(cluster_grid(p, cfg, attr));
+  cfg.stream = s;
+  const std::uint32_t span = std::uint32_t(p.cluster) << p.shift;
+  for (int pass = 0; pass < p.passes; ++pass) {
+    LP_CUDA(cudaLaunchKernelEx(&cfg, cluster_histogram_kernel, samples, n, bins, p.shift, std::uint32_t(pass) * span, out));
+    LP_CUDA_LAUNCH("cluster_histogram_kernel");
+  }
+}
+
+// `auto`: byte samples and u32 samples whose bins leave room for two block copies per SM go to
+// block_privatized; larger histograms to a cluster. (Where the cut lies between 2^13 and 2^15
+// bins is the H100 results' call; this is the first guess.)
+inline bool auto_uses_cluster(bool u8, std::uint32_t bins) {
+  return !u8 && std::size_t(bins) * 4 * 2 > max_shared_per_block();
+}
+
+template <class T>
+void histogram_auto(const T* samples, std::int64_t n, std::uint32_t bins, std::uint32_t* out, const Tuning& t, cudaStream_t s) {
+  if constexpr (sizeof(T) == 4) {
+    if (auto_uses_cluster(false, bins)) return cluster_privatized(samples, n, bins, out, t, s);
+  }
+  block_privatized(samples, n, bins, out, t, s);
+}
+
+}  // namespace lp::histogram

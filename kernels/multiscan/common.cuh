@@ -1,0 +1,81 @@
+// Pieces every multiscan kernel family shares (thesis 1.2: exclusive and inclusive multiscan): the
+// knobs, the sequential step of Alg 2.3 in both modes, the store half of the transposition schemes
+// (kernels/multireduce/transpose.cuh stages loads only) and an in-order scan of equal labels within
+// a warp step.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <map>
+
+#include "../common/cuda_check.cuh"
+#include "../multireduce/common.cuh"
+#include "../multireduce/operators.hpp"
+#include "../multireduce/transpose.cuh"
+#include "step.hpp"
+
+namespace lp::multiscan {
+
+using multireduce::ceil_div;
+using multireduce::grid_for;
+
+// Scratch carving: every array starts on a 256-byte boundary.
+inline std::size_t align256(std::size_t x) { return (x + 255) & ~std::size_t(255); }
+
+// The multireduce knobs (threads, blocks_per_sm, n_items, transpose, sort_bits) plus the multiscan
+// ones. 0 = the variant's default.
+struct Tuning : multireduce::Tuning {
+  int side = 0;                         // Sheffler: threads per block = side, segment = side^2 (5.4.2)
+  std::uint32_t partials_switch = 1024;  // Alg 5.2 add-back: partials in shared below this m, else global
+};
+
+// Raises a kernel's dynamic shared-memory limit above the default 48 KiB once (per kernel and size),
+// so that timed runs make no driver call for it.
+template <class Kernel>
+void raise_shared_limit(Kernel kernel, std::size_t bytes) {
+  static std::map<const void*, std::size_t> raised;  // one map per kernel signature, keyed by kernel
+  std::size_t& done = raised[reinterpret_cast<const void*>(kernel)];
+  if (bytes <= 48 * 1024 || bytes <= done) return;
+  LP_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  done = bytes;
+}
+
+// The inverse of SegmentTransposer::stage: thread t's k-th item of this step sits at slot(k) of
+// `buf`; every existing item goes back to its global position, consecutive threads writing
+// consecutive addresses of one chunk. All threads of the block call it after a __syncthreads().
+template <multireduce::Tuning::Transpose S, class T>
+__device__ void unstage(const multireduce::SegmentTransposer<S>& tr, const T* buf, T* __restrict__ dst, std::int64_t step) {
+  const int tile = tr.n_items * int(blockDim.x);
+  for (int i = threadIdx.x; i < tile; i += blockDim.x) {
+    int seg, off;
+    const std::int64_t pos = tr.position(step, i, seg, off);
+    if (pos >= 0) dst[pos] = buf[seg * tr.stride + off];
+  }
+}
+
+// One 32-input step of a warp that scans its inputs in order: lanes with equal labels (match.any)
+// form a group; `x` becomes the inclusive fold of the lane's group up to and including itself, in
+// lane order (pointer jumping); the return value is the exclusive fold (identity for the group's
+// first lane). `last` tells the group's highest lane, the one that carries the group on. Lanes past
+// the end pass a label no input has (0xffffffff) and form their own groups.
+template <class Op>
+__device__ __forceinline__ typename Op::value_type warp_group_scan(std::uint32_t label, typename Op::value_type& x, bool& last) {
+  using T = typename Op::value_type;
+  const int lane = threadIdx.x & 31;
+  const unsigned peers = __match_any_sync(0xffffffffu, label);
+  const unsigned below = (1u << lane) - 1u, above = ~((2u << lane) - 1u);  // 2u << 31 wraps to 0
+  const int first_pred = (peers & below) ? 31 - __clz(peers & below) : -1;
+  const int size = __reduce_max_sync(0xffffffffu, unsigned(__popc(peers)));
+  int pred = first_pred;
+  for (int d = 1; d < size; d *= 2) {
+    const int src = pred < 0 ? lane : pred;
+    const T px = multireduce::shfl(x, src);
+    const int pp = __shfl_sync(0xffffffffu, pred, src);
+    if (pred >= 0) x = Op::apply(px, x), pred = pp;
+  }
+  last = (peers & above) == 0;
+  const T before = multireduce::shfl(x, first_pred < 0 ? lane : first_pred);
+  return first_pred < 0 ? Op::identity() : before;
+}
+
+}  // namespace lp::multiscan

@@ -1,0 +1,190 @@
+// Every registered multiscan variant, through the study's own points (input generation, the CPU
+// reference, the poisoned outputs and the validation the benchmark uses: integers and affine maps
+// exactly, floats within the study's stated bound), on sizes that are not multiples of any tile,
+// vector width or Sheffler segment (n = 1 included), m not a power of two, every distribution,
+// every operator and type, all three modes, values mostly equal to the identity, several seeds and
+// the variants' knobs. Then Sheffler's published kernel on a hand-made input, which it must get
+// wrong (thesis 5.4), next to the corrected kernel, which must not.
+// Exit 77 (CTest: skipped) without a GPU. LP_GPU_TEST_QUICK=1 (the sanitizer runs) takes fewer
+// cases; LP_GPU_TEST_VARIANTS=a,b,c runs only the named variants.
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "apps/harness/device_buffer.hpp"
+#include "apps/multiscan/multiscan_study.hpp"
+#include "check.hpp"
+#include "kernels/multiscan/sheffler.cuh"
+
+namespace lp::multiscan_study {
+const char* const kDefaultConfig = "{}";
+}
+
+using harness::Params;
+using harness::Value;
+
+namespace {
+
+struct Case {
+  std::int64_t n;
+  std::int64_t m;
+  std::string dist;
+};
+
+const std::vector<std::pair<std::string, std::string>> kOps = {
+    {"add", "int32"}, {"add", "int64"}, {"add", "float32"}, {"min", "int32"}, {"max", "int32"}, {"affine", "uint32x2"}};
+
+Params params_for(const harness::Study& study, const Case& c, const std::string& op, const std::string& type,
+                  const std::map<std::string, Value>& knobs) {
+  Params p;
+  for (const auto& a : study.axes()) p[a.name] = a.defaults.front();
+  p["n"] = c.n;
+  p["m"] = c.m;
+  p["distribution"] = c.dist;
+  p["op"] = op;
+  p["type"] = type;
+  for (const auto& [k, v] : knobs) p[k] = v;
+  return p;
+}
+
+// Sheffler's flaw on the GPU: one label, side 3, values (5,0,0 | 0,0,0 | 0,0,1) under int32 add.
+void check_sheffler_flaw() {
+  using Op = lp::multireduce::Add<std::int32_t>;
+  const std::vector<std::uint32_t> labels(9, 0);
+  const std::vector<std::int32_t> values = {5, 0, 0, 0, 0, 0, 0, 0, 1}, want = {0, 5, 5, 5, 5, 5, 5, 5, 5};
+  harness::DeviceBuffer<std::uint32_t> d_labels;
+  harness::DeviceBuffer<std::int32_t> d_values, d_out;
+  d_labels.upload(labels);
+  d_values.upload(values);
+  d_out.resize(9);
+  lp::multiscan::Tuning t;
+  t.side = 3;
+  for (bool shared : {false, true}) {
+    harness::DeviceBuffer<char> scratch(lp::multiscan::sheffler_scratch_bytes<std::int32_t>(9, 1, t, shared));
+    lp::multiscan::sheffler<Op, false>(d_labels.get(), d_values.get(), 9, 1, false, shared, d_out.get(), scratch.get(), t, nullptr);
+    CHECK_MSG(d_out.download() == want, "corrected Sheffler (shared=" << shared << ") on identity values");
+    lp::multiscan::sheffler<Op, true>(d_labels.get(), d_values.get(), 9, 1, false, shared, d_out.get(), scratch.get(), t, nullptr);
+    CHECK_MSG(d_out.download() != want, "published Sheffler (shared=" << shared << ") should fail on identity values (thesis 5.4)");
+  }
+}
+
+std::set<std::string> variant_filter() {
+  std::set<std::string> only;
+  if (const char* v = std::getenv("LP_GPU_TEST_VARIANTS")) {
+    std::stringstream ss(v);
+    for (std::string s; std::getline(ss, s, ',');)
+      if (!s.empty()) only.insert(s);
+  }
+  return only;
+}
+
+}  // namespace
+
+int main() {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("test_gpu_multiscan: no CUDA device, skipped\n");
+    return 77;
+  }
+  const bool quick = std::getenv("LP_GPU_TEST_QUICK") != nullptr;
+  auto study = lp::multiscan_study::make_study();
+  std::vector<Case> cases = {{1, 1, "uniform"},      {1, 5, "degenerate"},   {37, 3, "uniform"},     {1000, 1, "uniform"},
+                             {4099, 100, "degenerate"}, {12345, 256, "uniform"}, {70001, 257, "zipf"}, {33333, 1000, "sorted"}};
+  if (!quick) {
+    std::vector<Case> more = {{262147, 31, "zipf"},        {300007, 4099, "uniform"},      {150001, 65537, "uniform"},
+                              {200003, 65537, "degenerate"}, {1 << 20, 256, "degenerate"}, {(1 << 20) + 7, 4096, "zipf"},
+                              {500009, (1 << 18) + 3, "uniform"}, {99991, (1 << 20) + 1, "sorted"}, {(1 << 22) + 13, 257, "uniform"}};
+    cases.insert(cases.end(), more.begin(), more.end());
+  }
+  // Knobs beyond the defaults: Sheffler's side (odd, 1, beyond a warp), single_pass's items and
+  // threads, the transposition schemes and both add-back forms of Alg 5.2.
+  std::vector<std::map<std::string, Value>> knobs = {
+      {{"side", Value(std::int64_t(3))}, {"n_items", Value(std::int64_t(8))}, {"partials_switch", Value(std::int64_t(0))}},
+      {{"side", Value(std::int64_t(1))}, {"transpose", Value(std::string("baxter"))}, {"n_items", Value(std::int64_t(32))}},
+      {{"side", Value(std::int64_t(33))}, {"threads", Value(std::int64_t(96))}, {"transpose", Value(std::string("segment"))},
+       {"partials_switch", Value(std::int64_t(1) << 30)}},
+      {{"threads", Value(std::int64_t(64))}, {"n_items", Value(std::int64_t(16))}, {"blocks_per_sm", Value(std::int64_t(1))}}};
+  const std::vector<Case> knob_cases = {{12345, 256, "uniform"}, {4099, 100, "degenerate"}, {300007, 4099, "uniform"}, {70001, 257, "zipf"}};
+  std::vector<std::pair<std::string, std::string>> ops = kOps;
+  if (quick) {
+    ops = {{"add", "int32"}, {"affine", "uint32x2"}};
+    cases = {{37, 3, "uniform"}, {4099, 100, "degenerate"}, {12345, 257, "zipf"}};
+  }
+  struct Job {
+    Case c;
+    std::string op, type;
+    std::map<std::string, Value> knobs;
+  };
+  std::vector<Job> jobs;
+  for (const auto& [op, type] : ops) {
+    for (const auto& c : cases) {
+      jobs.push_back({c, op, type, {}});
+      jobs.push_back({c, op, type, {{"mode", Value(std::string("inclusive"))}}});
+    }
+    jobs.push_back({{12345, 256, "uniform"}, op, type, {{"mode", Value(std::string("multitag"))}}});
+    jobs.push_back({{12345, 7, "uniform"}, op, type, {{"values", Value(std::string("mostly_identity"))}}});
+    jobs.push_back({{4099, 2, "zipf"}, op, type, {{"values", Value(std::string("mostly_identity"))}, {"mode", Value(std::string("inclusive"))}}});
+    if (!quick && (op == "affine" || (op == "add" && type == "int32")))
+      for (const auto& k : knobs)
+        for (const auto& c : knob_cases) jobs.push_back({c, op, type, k});
+  }
+  const std::set<std::string> only = variant_filter();
+  std::map<std::string, int> passed;
+  std::set<std::string> names;
+  for (const auto& v : study->variants())
+    if (v.kind != harness::VariantKind::Cpu && (only.empty() || only.count(v.name))) names.insert(v.name);
+  std::uint64_t seed = 1;
+  for (const auto& job : jobs) {
+    const Case& c = job.c;
+    ++seed;
+    Params p = params_for(*study, c, job.op, job.type, job.knobs);
+    if (!study->check_params(p).empty()) continue;
+    auto point = study->make_point(p, seed, true);
+    std::string knob_text;
+    for (const auto& [k, v] : job.knobs) knob_text += " " + k + "=" + harness::to_string(v);
+    std::printf("job %zu/%zu: n=%lld m=%lld %s %s/%s%s\n", size_t(&job - &jobs[0]) + 1, jobs.size(), (long long)c.n, (long long)c.m,
+                c.dist.c_str(), job.op.c_str(), job.type.c_str(), knob_text.c_str());
+    std::fflush(stdout);
+    for (const auto& name : names) {
+      if (std::getenv("LP_GPU_TEST_TRACE")) std::fprintf(stderr, "  %s\n", name.c_str());
+      std::string where = name + " n=" + std::to_string(c.n) + " m=" + std::to_string(c.m) + " " + c.dist + " " + job.op + "/" +
+                          job.type + knob_text + " seed=" + std::to_string(seed);
+      try {
+        point->prepare(name);
+      } catch (const harness::Unsupported&) {
+        point->release(name);
+        continue;
+      } catch (const harness::OutOfMemory&) {
+        point->release(name);
+        continue;
+      }
+      try {
+        auto t0 = std::chrono::steady_clock::now();
+        point->run(name, nullptr);
+        cudaError_t e = cudaDeviceSynchronize();
+        CHECK_MSG(e == cudaSuccess, where << ": " << cudaGetErrorString(e));
+        if (e != cudaSuccess) return test_summary("test_gpu_multiscan");  // the context is gone
+        double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        if (ms > 200) std::printf("  slow: %s took %.0f ms\n", where.c_str(), ms);
+        harness::Validation v = point->validate(name);
+        CHECK_MSG(v.status == harness::Validation::Status::Pass, where << ": " << v.detail);
+        if (v.status == harness::Validation::Status::Pass) ++passed[name];
+      } catch (const std::exception& e) {
+        CHECK_MSG(false, where << ": " << e.what());
+      }
+      point->release(name);
+    }
+    std::fflush(stdout);
+  }
+  for (const auto& name : names) CHECK_MSG(passed[name] > 0, name << " never ran");
+  for (const auto& [name, k] : passed) std::printf("  %-32s %d cases\n", name.c_str(), k);
+  if (only.empty() || only.count("sheffler_global") || only.count("sheffler_shared")) check_sheffler_flaw();
+  return test_summary("test_gpu_multiscan");
+}

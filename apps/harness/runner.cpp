@@ -3,6 +3,7 @@
 #include "runner.hpp"
 
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -68,8 +69,17 @@ bool is_fatal(const std::exception& e) {
 
 class Progress {
  public:
-  explicit Progress(size_t total) : total_(total), tty_(isatty(2)) {}
+  // On a terminal: one updating bar. Elsewhere, with LP_PROGRESS=1 (runs whose output goes to a
+  // log, e.g. on a lent GPU machine): one line per record with the seconds since the start, so a
+  // run cut off by a time limit still shows how far it got and what was slow.
+  explicit Progress(size_t total)
+      : total_(total), tty_(isatty(2)), lines_(!tty_ && std::getenv("LP_PROGRESS")), t0_(std::chrono::steady_clock::now()) {}
   void show(size_t done, const std::string& what) {
+    if (lines_) {
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+      fmt::print(stderr, "[{}/{} {:.1f}s] {}\n", done, total_, s, what);
+      std::fflush(stderr);
+    }
     if (!tty_) return;
     int width = 30;
     int fill = total_ ? static_cast<int>(width * done / total_) : width;
@@ -86,7 +96,8 @@ class Progress {
 
  private:
   size_t total_;
-  bool tty_;
+  bool tty_, lines_;
+  std::chrono::steady_clock::time_point t0_;
 };
 
 void print_summary(const std::vector<Record>& records, std::ostream& os) {

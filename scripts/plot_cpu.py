@@ -52,11 +52,15 @@ def skip(name, why):
 
 
 def load(res, name):
-    path = os.path.join(res, name)
-    if not os.path.exists(path):
+    """NAME and its parts: cpu.json also takes cpu_*.json (a run split over several configs or
+    device calls); the first file's meta labels the figure."""
+    stem = name[:-len(".json")]
+    paths = sorted(os.path.join(res, f) for f in os.listdir(res)
+                   if f == name or (f.startswith(stem + "_") and f.endswith(".json") and not (stem == "cachesim" and f == "cachesim_sort_bits.json")))
+    if not paths:
         return None, []
-    doc = lpresults.load(path)
-    return doc, lpresults.timed(doc)
+    docs = [lpresults.load(p) for p in paths]
+    return docs[0], [r for d in docs for r in lpresults.timed(d)]
 
 
 def log2_axis(ax, xs):
@@ -187,9 +191,14 @@ def by_bits(recs, variant, key="ns_per_input"):
 
 def sim_figure(res, out, name, measured_variant, title):
     doc, recs = load(res, "cachesim_sort_bits.json")
-    recs = [r for r in recs if r["params"].get("hierarchy") not in ("core2-t7300", "opteron-6274")]
+    doc2, more = load(res, "cachesim.json")
+    doc = doc or doc2
+    recs = [r for r in recs + more if r["params"].get("hierarchy") not in ("core2-t7300", "opteron-6274")]
+    # The n at which sort bits were swept (the m sweep at sort_bits 0 may use another n).
+    ns = {r["params"]["n"] for r in recs if r["params"]["sort_bits"] > 0}
+    recs = [r for r in recs if ns and r["params"]["n"] == max(ns)]
     if not recs:
-        return skip(name, "no cachesim_sort_bits.json records for this host")
+        return skip(name, "no records of this host with sort_bits > 0")
     fig, ax = plt.subplots(figsize=(8, 5))
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     xs = []
@@ -214,6 +223,9 @@ def sim_vs_measured(res, out):
     doc, recs = load(res, "cachesim.json")
     sims = sorted(select(recs, variant="simulate", sort_bits=0), key=lambda r: r["params"]["m"])
     sims = [r for r in sims if "measured_ns" in r["metrics"]]
+    if sims:  # the m sweep's n (a sort-bits group may add points at another n)
+        ns = [r["params"]["n"] for r in sims]
+        sims = [r for r in sims if r["params"]["n"] == max(set(ns), key=ns.count)]
     if not sims:
         return skip("sim_vs_measured.png", "no simulate records with a measured time in cachesim.json")
     m = [r["params"]["m"] for r in sims]

@@ -24,6 +24,7 @@
 #include "cpu_reference/cpu_memory/latency.hpp"
 #include "cpu_reference/cpu_memory/multithreaded.hpp"
 #include "cpu_reference/cpu_memory/scatter_gather.hpp"
+#include "apps/cpu/inputs.hpp"
 #include "host_hierarchy.hpp"
 
 namespace lp::cachesim_study {
@@ -240,15 +241,8 @@ class CachesimPoint final : public harness::Point {
     host_ = cs::needs_calibration(load_hierarchy(spec_));
     // The same labels as `bench cpu` at the same seed, n, m and label kind.
     const std::string kind = harness::as_str(p, "labels");
-    tag_ = std::to_string(n_) + "/" + std::to_string(m_) + "/" + kind;
-    labels_.allocate(std::size_t(n_) * 4, pages_);
-    std::uint32_t* l = labels_.as<std::uint32_t>();
-    if (kind == "sequential") {
-      for (std::int64_t i = 0; i < n_; ++i) l[i] = std::uint32_t(i % m_);
-    } else {
-      auto g = harness::labels(n_, m_, "uniform", 1.0, harness::derive_seed(seed, "labels/" + tag_));
-      std::memcpy(l, g.data(), g.size() * 4);
-    }
+    kind_ = kind;
+    cpu_study::fill_labels(labels_, n_, m_, kind, seed, pages_);
   }
 
   double inputs() const override { return double(n_); }
@@ -263,12 +257,7 @@ class CachesimPoint final : public harness::Point {
     if (variant == "recommend_sort_bits" && std::min(max_sort_bits_, cpu::label_bits(m_)) == 0)
       throw harness::Unsupported("nothing to choose: max_sort_bits or the label width is 0");
     if (measured) {
-      if (!values_) {
-        values_.allocate(std::size_t(n_) * 4, pages_);
-        std::vector<T> v(static_cast<std::size_t>(n_));
-        harness::parallel_fill(v, harness::derive_seed(seed_, "values/" + tag_), [](harness::Rng& r, std::size_t) { return T(r.next()); });
-        std::memcpy(values_.data(), v.data(), v.size() * 4);
-      }
+      if (!values_) cpu_study::fill_values(values_, n_, m_, kind_, seed_, pages_);
       buckets_.allocate(std::size_t(m_) * 4, pages_);
     }
     // The host's probes run once per hierarchy, here, outside any timed region.
@@ -439,7 +428,7 @@ class CachesimPoint final : public harness::Point {
   std::uint32_t m_ = 1;
   int sort_bits_ = 0, max_sort_bits_ = 6;
   cpu::PageKind pages_ = cpu::PageKind::Small4k;
-  std::string spec_, tag_;
+  std::string spec_, kind_;
   cs::Hierarchy hierarchy_;
   bool host_ = false;
   cs::Prices prices_;

@@ -3,6 +3,7 @@
 // multireduce, partial radix sorting, the multithreaded baseline, and the bandwidth and latency
 // probes that bound them. The algorithms live in cpu_reference/; this file only feeds them.
 #include "cpu_study.hpp"
+#include "inputs.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -72,22 +73,10 @@ class CpuPoint final : public harness::Point {
     sort_bits_ = int(harness::as_int(p, "sort_bits"));
     threads_axis_ = int(harness::as_int(p, "threads"));
     threads_ = cpu::resolve_threads(threads_axis_);
-    const std::string tag = std::to_string(n_) + "/" + std::to_string(m_) + "/" + harness::as_str(p, "labels");
-    // Same generator as the other label-driven studies (and bench cachesim), then copied into
-    // memory of the requested page size.
-    labels_.allocate(std::size_t(n_) * 4, pages_);
-    values_.allocate(std::size_t(n_) * sizeof(T), pages_);
-    if (sequential_) {
-      // Fig 2.5: label i mod m, a streaming pattern through the buckets.
-      std::uint32_t* l = labels_.as<std::uint32_t>();
-      for (std::int64_t i = 0; i < n_; ++i) l[i] = std::uint32_t(i % m_);
-    } else {
-      auto l = harness::labels(n_, m_, "uniform", 1.0, harness::derive_seed(seed, "labels/" + tag));
-      std::memcpy(labels_.data(), l.data(), l.size() * 4);
-    }
-    std::vector<T> v(static_cast<std::size_t>(n_));
-    harness::parallel_fill(v, harness::derive_seed(seed, "values/" + tag), [](harness::Rng& r, std::size_t) { return T(r.next()); });
-    std::memcpy(values_.data(), v.data(), v.size() * sizeof(T));
+    // Same generator as the other label-driven studies (and bench cachesim), in memory of the
+    // requested page size.
+    fill_labels(labels_, n_, m_, harness::as_str(p, "labels"), seed, pages_);
+    fill_values(values_, n_, m_, harness::as_str(p, "labels"), seed, pages_);
   }
 
   double inputs() const override { return double(n_); }

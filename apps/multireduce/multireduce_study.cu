@@ -11,6 +11,7 @@
 #include "apps/harness/device_buffer.hpp"
 #include "cpu_reference/multireduce/cpu_multireduce.hpp"
 #include "multireduce_study.hpp"
+#include "values.hpp"
 #include "variant.hpp"
 
 namespace lp::multireduce_study {
@@ -44,37 +45,21 @@ const Def<Op>& def(const std::string& name) {
   throw std::logic_error("multireduce: no variant '" + name + "'");
 }
 
-std::string show(std::int32_t v) { return std::to_string(v); }
-std::string show(std::int64_t v) { return std::to_string(v); }
-std::string show(float v) {
-  std::ostringstream os;
-  os.precision(9);
-  os << v;
-  return os.str();
-}
-std::string show(Affine32 v) { return "(" + std::to_string(v.a) + "," + std::to_string(v.b) + ")"; }
-
-// Input values per operator: full-range integers (wrap-around is exact), floats in [-1, 1) (zero
-// mean keeps partial sums small, so every summation order is meaningful), affine maps with odd
-// slopes (their products never collapse to 0, so every input still shows in the result), and the
-// input index for "last" (the result names the last writer).
+// Input values per operator (values.hpp), all ones for counting, and the input index for "last"
+// (the result names the last writer).
 template <class Op>
 std::vector<typename Op::value_type> make_values(std::int64_t n, bool ones, std::uint64_t seed) {
   using T = typename Op::value_type;
   std::vector<T> v(static_cast<std::size_t>(n));
   if constexpr (std::is_same_v<Op, multireduce::Last>) {
     for (std::int64_t i = 0; i < n; ++i) v[i] = static_cast<std::int32_t>(i);
-  } else if constexpr (std::is_same_v<T, Affine32>) {
-    harness::parallel_fill(v, seed, [](harness::Rng& r, std::size_t) {
-      std::uint64_t x = r.next();
-      return Affine32{static_cast<std::uint32_t>(x) | 1u, static_cast<std::uint32_t>(x >> 32)};
-    });
-  } else if (ones) {
-    std::fill(v.begin(), v.end(), T(1));
-  } else if constexpr (std::is_floating_point_v<T>) {
-    harness::parallel_fill(v, seed, [](harness::Rng& r, std::size_t) { return static_cast<T>(2.0 * r.unit() - 1.0); });
   } else {
-    harness::parallel_fill(v, seed, [](harness::Rng& r, std::size_t) { return static_cast<T>(r.next()); });
+    if constexpr (!std::is_same_v<T, Affine32>)
+      if (ones) {
+        std::fill(v.begin(), v.end(), T(1));
+        return v;
+      }
+    harness::parallel_fill(v, seed, [](harness::Rng& r, std::size_t) { return random_value<T>(r); });
   }
   return v;
 }

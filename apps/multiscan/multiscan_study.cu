@@ -9,6 +9,7 @@
 
 #include "apps/harness/datagen.hpp"
 #include "apps/harness/device_buffer.hpp"
+#include "apps/multireduce/values.hpp"
 #include "multiscan_study.hpp"
 #include "variant.hpp"
 
@@ -43,15 +44,8 @@ const Def<Op>& def(const std::string& name) {
   throw std::logic_error("multiscan: no variant '" + name + "'");
 }
 
-std::string show(std::int32_t v) { return std::to_string(v); }
-std::string show(std::int64_t v) { return std::to_string(v); }
-std::string show(float v) {
-  std::ostringstream os;
-  os.precision(9);
-  os << v;
-  return os.str();
-}
-std::string show(Affine32 v) { return "(" + std::to_string(v.a) + "," + std::to_string(v.b) + ")"; }
+using multireduce_study::random_value;
+using multireduce_study::show;
 
 // Input values per operator, as the multireduce study makes them (full-range integers, floats in
 // [-1, 1), affine maps with odd slopes), or all ones (multitagging), or mostly the identity
@@ -60,22 +54,12 @@ template <class Op>
 std::vector<typename Op::value_type> make_values(std::int64_t n, const std::string& kind, bool ones, std::uint64_t seed) {
   using T = typename Op::value_type;
   std::vector<T> v(static_cast<std::size_t>(n));
-  auto random = [](harness::Rng& r) {
-    if constexpr (std::is_same_v<T, Affine32>) {
-      std::uint64_t x = r.next();
-      return Affine32{static_cast<std::uint32_t>(x) | 1u, static_cast<std::uint32_t>(x >> 32)};
-    } else if constexpr (std::is_floating_point_v<T>) {
-      return static_cast<T>(2.0 * r.unit() - 1.0);
-    } else {
-      return static_cast<T>(r.next());
-    }
-  };
   if (ones) {
     if constexpr (std::is_arithmetic_v<T>) std::fill(v.begin(), v.end(), T(1));  // check_params: add on integers only
   } else if (kind == "mostly_identity")
-    harness::parallel_fill(v, seed, [&](harness::Rng& r, std::size_t) { return r.below(64) == 0 ? random(r) : Op::identity(); });
+    harness::parallel_fill(v, seed, [&](harness::Rng& r, std::size_t) { return r.below(64) == 0 ? random_value<T>(r) : Op::identity(); });
   else
-    harness::parallel_fill(v, seed, [&](harness::Rng& r, std::size_t) { return random(r); });
+    harness::parallel_fill(v, seed, [](harness::Rng& r, std::size_t) { return random_value<T>(r); });
   return v;
 }
 

@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <set>
 #include <string>
 
 #include "apps/harness/study.hpp"
@@ -41,4 +43,19 @@ inline VariantOutcome check_variant(harness::Point& point, const std::string& na
   }
   point.release(name);
   return out;
+}
+
+// The study's GPU variants a test drives: LP_GPU_TEST_VARIANTS=a,b keeps only those (a quick
+// re-check of one), LP_GPU_TEST_SKIP=a,b leaves those out (racecheck on a variant that races by
+// design).
+inline std::set<std::string> gpu_variants(const harness::Study& study) {
+  auto listed = [](const char* list, const std::string& name) {
+    return list && ("," + std::string(list) + ",").find("," + name + ",") != std::string::npos;
+  };
+  const char* only = std::getenv("LP_GPU_TEST_VARIANTS");
+  const char* skip = std::getenv("LP_GPU_TEST_SKIP");
+  std::set<std::string> names;
+  for (const auto& v : study.variants())
+    if (v.kind != harness::VariantKind::Cpu && (!only || listed(only, v.name)) && !listed(skip, v.name)) names.insert(v.name);
+  return names;
 }

@@ -110,16 +110,9 @@ int main() {
   }
 
   std::map<std::string, int> passed;
-  std::set<std::string> names;
-  // LP_GPU_TEST_VARIANTS=a,b: only those variants; LP_GPU_TEST_SKIP=a,b: all but those (racecheck
-  // reports podlozhnyuk256's software tagging, whose lanes race for a bin by design).
-  auto listed = [](const char* list, const std::string& name) {
-    return list && ("," + std::string(list) + ",").find("," + name + ",") != std::string::npos;
-  };
-  const char* only = std::getenv("LP_GPU_TEST_VARIANTS");
-  const char* skip = std::getenv("LP_GPU_TEST_SKIP");
-  for (const auto& v : study->variants())
-    if (v.kind != harness::VariantKind::Cpu && (!only || listed(only, v.name)) && !listed(skip, v.name)) names.insert(v.name);
+  // podlozhnyuk256's software tagging races for a bin by design: racecheck runs with
+  // LP_GPU_TEST_SKIP=podlozhnyuk256.
+  const std::set<std::string> names = gpu_variants(*study);
   std::uint64_t seed = 1;
   for (std::size_t ci = 0; ci < cases.size(); ++ci) {
     const Case& c = cases[ci];

@@ -15,6 +15,7 @@
 
 #include "apps/multireduce/multireduce_study.hpp"
 #include "check.hpp"
+#include "check_variant.hpp"
 
 namespace lp::multireduce_study {
 const char* const kDefaultConfig = "{}";
@@ -97,12 +98,7 @@ int main() {
         for (const auto& c : knob_cases) jobs.push_back({c, op, type, k});
   }
   std::map<std::string, int> passed;
-  std::set<std::string> names;
-  // LP_GPU_TEST_VARIANTS=a,b limits the run to those variants (for a quick re-check of one).
-  const char* only = std::getenv("LP_GPU_TEST_VARIANTS");
-  for (const auto& v : study->variants())
-    if (v.kind != harness::VariantKind::Cpu && (!only || ("," + std::string(only) + ",").find("," + v.name + ",") != std::string::npos))
-      names.insert(v.name);
+  const std::set<std::string> names = gpu_variants(*study);
   std::uint64_t seed = 1;
   for (const auto& job : jobs) {
     const Case& c = job.c;
@@ -119,30 +115,9 @@ int main() {
       if (std::getenv("LP_GPU_TEST_TRACE")) std::fprintf(stderr, "  %s\n", name.c_str());
       std::string where = name + " n=" + std::to_string(c.n) + " m=" + std::to_string(c.m) + " " + c.dist + " " + job.op + "/" +
                           job.type + knob_text + " seed=" + std::to_string(seed);
-      try {
-        point->prepare(name);
-      } catch (const harness::Unsupported&) {
-        point->release(name);
-        continue;
-      } catch (const harness::OutOfMemory&) {
-        point->release(name);
-        continue;
-      }
-      try {
-        auto t0 = std::chrono::steady_clock::now();
-        point->run(name, nullptr);
-        cudaError_t e = cudaDeviceSynchronize();
-        CHECK_MSG(e == cudaSuccess, where << ": " << cudaGetErrorString(e));
-        if (e != cudaSuccess) return test_summary("test_gpu_multireduce");  // the context is gone
-        double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        if (ms > 200) std::printf("  slow: %s took %.0f ms\n", where.c_str(), ms);
-        harness::Validation v = point->validate(name);
-        CHECK_MSG(v.status == harness::Validation::Status::Pass, where << ": " << v.detail);
-        if (v.status == harness::Validation::Status::Pass) ++passed[name];
-      } catch (const std::exception& e) {
-        CHECK_MSG(false, where << ": " << e.what());
-      }
-      point->release(name);
+      const VariantOutcome o = check_variant(*point, name, where);
+      if (o == VariantOutcome::ContextLost) return test_summary("test_gpu_multireduce");  // the context is gone
+      if (o == VariantOutcome::Passed) ++passed[name];
     }
     std::fflush(stdout);
   }

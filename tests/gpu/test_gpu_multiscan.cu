@@ -21,6 +21,7 @@
 #include "apps/harness/device_buffer.hpp"
 #include "apps/multiscan/multiscan_study.hpp"
 #include "check.hpp"
+#include "check_variant.hpp"
 #include "kernels/multiscan/sheffler.cuh"
 
 namespace lp::multiscan_study {
@@ -75,16 +76,6 @@ void check_sheffler_flaw() {
   }
 }
 
-std::set<std::string> variant_filter() {
-  std::set<std::string> only;
-  if (const char* v = std::getenv("LP_GPU_TEST_VARIANTS")) {
-    std::stringstream ss(v);
-    for (std::string s; std::getline(ss, s, ',');)
-      if (!s.empty()) only.insert(s);
-  }
-  return only;
-}
-
 }  // namespace
 
 int main() {
@@ -135,11 +126,8 @@ int main() {
       for (const auto& k : knobs)
         for (const auto& c : knob_cases) jobs.push_back({c, op, type, k});
   }
-  const std::set<std::string> only = variant_filter();
   std::map<std::string, int> passed;
-  std::set<std::string> names;
-  for (const auto& v : study->variants())
-    if (v.kind != harness::VariantKind::Cpu && (only.empty() || only.count(v.name))) names.insert(v.name);
+  const std::set<std::string> names = gpu_variants(*study);
   std::uint64_t seed = 1;
   for (const auto& job : jobs) {
     const Case& c = job.c;
@@ -156,35 +144,14 @@ int main() {
       if (std::getenv("LP_GPU_TEST_TRACE")) std::fprintf(stderr, "  %s\n", name.c_str());
       std::string where = name + " n=" + std::to_string(c.n) + " m=" + std::to_string(c.m) + " " + c.dist + " " + job.op + "/" +
                           job.type + knob_text + " seed=" + std::to_string(seed);
-      try {
-        point->prepare(name);
-      } catch (const harness::Unsupported&) {
-        point->release(name);
-        continue;
-      } catch (const harness::OutOfMemory&) {
-        point->release(name);
-        continue;
-      }
-      try {
-        auto t0 = std::chrono::steady_clock::now();
-        point->run(name, nullptr);
-        cudaError_t e = cudaDeviceSynchronize();
-        CHECK_MSG(e == cudaSuccess, where << ": " << cudaGetErrorString(e));
-        if (e != cudaSuccess) return test_summary("test_gpu_multiscan");  // the context is gone
-        double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-        if (ms > 200) std::printf("  slow: %s took %.0f ms\n", where.c_str(), ms);
-        harness::Validation v = point->validate(name);
-        CHECK_MSG(v.status == harness::Validation::Status::Pass, where << ": " << v.detail);
-        if (v.status == harness::Validation::Status::Pass) ++passed[name];
-      } catch (const std::exception& e) {
-        CHECK_MSG(false, where << ": " << e.what());
-      }
-      point->release(name);
+      const VariantOutcome o = check_variant(*point, name, where);
+      if (o == VariantOutcome::ContextLost) return test_summary("test_gpu_multiscan");  // the context is gone
+      if (o == VariantOutcome::Passed) ++passed[name];
     }
     std::fflush(stdout);
   }
   for (const auto& name : names) CHECK_MSG(passed[name] > 0, name << " never ran");
   for (const auto& [name, k] : passed) std::printf("  %-32s %d cases\n", name.c_str(), k);
-  if (only.empty() || only.count("sheffler_global") || only.count("sheffler_shared")) check_sheffler_flaw();
+  if (names.count("sheffler_global") || names.count("sheffler_shared")) check_sheffler_flaw();
   return test_summary("test_gpu_multiscan");
 }

@@ -158,27 +158,12 @@ static __global__ void __launch_bounds__(1024) cluster_histogram_kernel(const st
     if (slice[i]) atomicAdd(out + first + i, slice[i]);
 }
 
-// The launch of one cluster pass: the plan is the multireduce study's (kernels/multireduce/
-// cluster_privatized.cuh) for 32-bit buckets. Returns the blocks of one wave of resident clusters.
-// The occupancy query is remembered: a host call inside the timed region would count as GPU time.
+// The launch of one cluster pass: the plan and the launch set-up are the multireduce study's
+// (kernels/multireduce/cluster_privatized.cuh) for 32-bit buckets. Returns the blocks of one wave
+// of resident clusters.
+struct ClusterHistogramTag {};
 inline int cluster_grid(const multireduce::ClusterPlan& p, cudaLaunchConfig_t& cfg, cudaLaunchAttribute* attr) {
-  static int cached_cluster = 0, cached_threads = 0, cached_clusters = 0;
-  static std::size_t cached_smem = 0;
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = p.cluster, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
-  cfg.blockDim = dim3(p.threads);
-  cfg.dynamicSmemBytes = p.smem;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  cfg.gridDim = dim3(p.cluster * 1024);  // an upper bound for the occupancy query
-  if (cached_cluster != p.cluster || cached_threads != p.threads || cached_smem != p.smem) {
-    LP_CUDA(cudaFuncSetAttribute(cluster_histogram_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(p.smem)));
-    if (p.cluster > 8) LP_CUDA(cudaFuncSetAttribute(cluster_histogram_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    LP_CUDA(cudaOccupancyMaxActiveClusters(&cached_clusters, cluster_histogram_kernel, &cfg));
-    if (cached_clusters < 1) throw std::invalid_argument("cluster_privatized: a cluster of " + std::to_string(p.cluster) + " does not fit");
-    cached_cluster = p.cluster, cached_threads = p.threads, cached_smem = p.smem;
-  }
-  return cached_clusters * p.cluster;
+  return multireduce::cluster_wave<ClusterHistogramTag>(cluster_histogram_kernel, p, cfg, attr) * p.cluster;
 }
 
 }  // namespace modern_detail

@@ -101,12 +101,12 @@ __global__ void __launch_bounds__(1024) cluster_privatized_kernel(const std::uin
   for (std::uint32_t i = threadIdx.x; i < slice_size && first_label + i < m; i += blockDim.x) partials[row + first_label + i] = slice[i];
 }
 
-// Fills the launch configuration and returns how many clusters are resident at once (the grid is
-// one wave of them; the kernel strides over the input). The occupancy query is remembered: a host
-// call inside the timed region would count as GPU time.
-template <class Op>
-int cluster_grid(const ClusterPlan& p, cudaLaunchConfig_t& cfg, cudaLaunchAttribute* attr) {
-  auto kernel = cluster_privatized_kernel<Op>;
+// Fills the launch configuration of a cluster kernel for plan `p` and returns how many clusters
+// are resident at once (the grid is one wave of them; the kernel strides over the input). The
+// attribute calls and the occupancy query are remembered per Tag (one per kernel instance): a host
+// call inside the timed region would count as GPU time. Shared with the histogram study.
+template <class Tag, class Kernel>
+int cluster_wave(Kernel kernel, const ClusterPlan& p, cudaLaunchConfig_t& cfg, cudaLaunchAttribute* attr) {
   static int cached_cluster = 0, cached_threads = 0, cached_clusters = 0;
   static std::size_t cached_smem = 0;
   attr[0].id = cudaLaunchAttributeClusterDimension;
@@ -124,6 +124,11 @@ int cluster_grid(const ClusterPlan& p, cudaLaunchConfig_t& cfg, cudaLaunchAttrib
     cached_cluster = p.cluster, cached_threads = p.threads, cached_smem = p.smem;
   }
   return cached_clusters;
+}
+
+template <class Op>
+int cluster_grid(const ClusterPlan& p, cudaLaunchConfig_t& cfg, cudaLaunchAttribute* attr) {
+  return cluster_wave<Op>(cluster_privatized_kernel<Op>, p, cfg, attr);
 }
 
 template <class T>

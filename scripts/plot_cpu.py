@@ -78,7 +78,14 @@ def select(recs, variant=None, **want):
 
 
 def series(recs, key="ns_per_input", **want):
-    rs = sorted(select(recs, **want), key=lambda r: r["params"]["m"])
+    """(m, value) of the records that match, one per m: where parts of a run measured the same m at
+    several n (a latency probe at a smaller n), the largest n."""
+    best = {}
+    for r in select(recs, **want):
+        m = r["params"]["m"]
+        if m not in best or r["params"]["n"] > best[m]["params"]["n"]:
+            best[m] = r
+    rs = [best[m] for m in sorted(best)]
     return [r["params"]["m"] for r in rs], [r[key] if key in r else r["metrics"][key] for r in rs]
 
 
@@ -96,22 +103,51 @@ def save(fig, out, name, doc):
     print(f"wrote {os.path.join(out, name)}")
 
 
-def fig2_1(res, out):
+def m_figure(res, out, name, title, lines):
+    """One panel of ns per input against m from cpu.json: lines = [(label, style, record filter)];
+    a label may be a function of the line's records (e.g. to say how much huge pages backed)."""
     doc, recs = load(res, "cpu.json")
     if not recs:
-        return skip("fig2_1.png", "no cpu.json records")
+        return skip(name, "no cpu.json records")
     fig, ax = plt.subplots(figsize=(7, 4.5))
     xs = []
-    for v, (label, colour, marker) in STYLE.items():
-        x, y = series(recs, variant=v, pages="4k", labels="random", sort_bits=0, threads=0)
+    for label, style, want in lines:
+        rs = select(recs, **want)
+        x, y = series(rs)
         if x:
-            ax.plot(x, y, marker=marker, color=colour, label=label)
+            ax.plot(x, y, **style, label=label(rs) if callable(label) else label)
             xs += x
     log2_axis(ax, xs)
     ax.set_yscale("log")
-    ax.set(xlabel="m (buckets)", ylabel="ns per input", title="Fig 2.1: sequential algorithms against m (random labels, 4 KiB pages)")
+    ax.set(xlabel="m (buckets)", ylabel="ns per input", title=title)
     ax.legend()
-    save(fig, out, "fig2_1.png", doc)
+    save(fig, out, name, doc)
+
+
+PLAIN = dict(labels="random", sort_bits=0, threads=0)
+
+
+def fig2_1(res, out):
+    m_figure(res, out, "fig2_1.png", "Fig 2.1: sequential algorithms against m (random labels, 4 KiB pages)",
+             [(label, dict(marker=marker, color=colour), dict(variant=v, pages="4k", **PLAIN)) for v, (label, colour, marker) in STYLE.items()])
+
+
+def huge_page_label(rs):
+    backed = sum(r["metrics"]["huge_page_bytes"] for r in rs if isinstance(r["metrics"].get("huge_page_bytes"), int))
+    total = sum(r["metrics"].get("region_bytes", 0) for r in rs)
+    return f"2 MiB pages (THP; {100 * backed / total:.0f}% of the bytes backed)" if total else "2 MiB pages"
+
+
+def fig2_4(res, out):
+    m_figure(res, out, "fig2_4.png", "Fig 2.4: multireduce with and without huge pages",
+             [("4 KiB pages", dict(marker="o"), dict(variant="multireduce_seq", pages="4k", **PLAIN)),
+              (huge_page_label, dict(marker="s", linestyle="--"), dict(variant="multireduce_seq", pages="2m", **PLAIN))])
+
+
+def fig2_5(res, out):
+    m_figure(res, out, "fig2_5.png", "Fig 2.5: multireduce, random vs sequential labels (4 KiB pages)",
+             [(f"{k} labels", dict(marker=mk, linestyle=ls), dict(variant="multireduce_seq", pages="4k", labels=k, sort_bits=0, threads=0))
+              for k, mk, ls in (("random", "o", "-"), ("sequential", "s", "--"))])
 
 
 def fig2_2(res, out):
@@ -119,14 +155,14 @@ def fig2_2(res, out):
     if not recs:
         return skip("fig2_2.png", "no cpu.json records")
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4.5))
-    x, y = series(recs, variant="multireduce_seq", pages="4k", labels="random", sort_bits=0, threads=0)
+    x, y = series(recs, variant="multireduce_seq", pages="4k", **PLAIN)
     a.plot(x, y, "o-", color="tab:red", label="multireduce (Alg 2.2)")
     log2_axis(a, x)
     a.set_yscale("log")
     a.set(xlabel="m (buckets)", ylabel="ns per input", title="(a) Fig 2.2: multireduce against m")
     a.legend()
     for pages, style in (("4k", "o-"), ("2m", "s--")):
-        xc, yc = series(recs, variant="pointer_chase", pages=pages, labels="random", sort_bits=0, threads=0)
+        xc, yc = series(recs, variant="pointer_chase", pages=pages, **PLAIN)
         if xc:
             b.plot([4 * m for m in xc], yc, style, label=f"pointer chase, {pages} pages")
     b.set_xscale("log", base=2)
@@ -135,48 +171,6 @@ def fig2_2(res, out):
     b.set(xlabel="working set (bytes = 4 m)", ylabel="ns per dependent load", title="(b) latency probe (section 2.3)")
     b.legend()
     save(fig, out, "fig2_2.png", doc)
-
-
-def fig2_4(res, out):
-    doc, recs = load(res, "cpu.json")
-    if not recs:
-        return skip("fig2_4.png", "no cpu.json records")
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    xs = []
-    for pages, style in (("4k", "o-"), ("2m", "s--")):
-        rs = select(recs, variant="multireduce_seq", pages=pages, labels="random", sort_bits=0, threads=0)
-        x, y = series(rs, variant="multireduce_seq")
-        if not x:
-            continue
-        label = "4 KiB pages"
-        if pages == "2m":
-            backed = sum(r["metrics"].get("huge_page_bytes", 0) for r in rs if isinstance(r["metrics"].get("huge_page_bytes"), int))
-            total = sum(r["metrics"].get("region_bytes", 0) for r in rs)
-            label = f"2 MiB pages (THP; {100 * backed / total:.0f}% of the bytes backed)" if total else "2 MiB pages"
-        ax.plot(x, y, style, label=label)
-        xs += x
-    log2_axis(ax, xs)
-    ax.set_yscale("log")
-    ax.set(xlabel="m (buckets)", ylabel="ns per input", title="Fig 2.4: multireduce with and without huge pages")
-    ax.legend()
-    save(fig, out, "fig2_4.png", doc)
-
-
-def fig2_5(res, out):
-    doc, recs = load(res, "cpu.json")
-    if not recs:
-        return skip("fig2_5.png", "no cpu.json records")
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    xs = []
-    for labels, style in (("random", "o-"), ("sequential", "s--")):
-        x, y = series(recs, variant="multireduce_seq", pages="4k", labels=labels, sort_bits=0, threads=0)
-        ax.plot(x, y, style, label=f"{labels} labels")
-        xs += x
-    log2_axis(ax, xs)
-    ax.set_yscale("log")
-    ax.set(xlabel="m (buckets)", ylabel="ns per input", title="Fig 2.5: multireduce, random vs sequential labels (4 KiB pages)")
-    ax.legend()
-    save(fig, out, "fig2_5.png", doc)
 
 
 def by_bits(recs, variant, key="ns_per_input"):
@@ -285,7 +279,10 @@ def threads(res, out):
     if not mt:
         return skip("threads.png", "no multireduce_mt thread sweep")
     # Bandwidth: the streaming read at the same thread count (bytes per ns = GB/s).
-    bw = {r["params"]["threads"]: r["GBps"] for r in select(recs, variant="stream_read", pages="2m") if r["params"]["threads"] > 0}
+    bw = {}
+    for r in select(recs, variant="stream_read", pages="2m"):  # it ignores m: the best of its repeats
+        if r["params"]["threads"] > 0:
+            bw[r["params"]["threads"]] = max(bw.get(r["params"]["threads"], 0), r["GBps"])
     if not bw:
         return skip("threads.png", "no stream_read thread sweep")
     best = max(bw.values())

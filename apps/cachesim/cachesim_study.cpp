@@ -415,10 +415,12 @@ class CachesimPoint final : public harness::Point {
     return s;
   }
 
+  // The median of the variant's runs at this point, without the first (the harness's warm-up, or
+  // the coldest timed run), as the harness's own median leaves the warm-up out.
   double measured(const std::string& v) const {
     auto it = measured_.find(v);
     if (it == measured_.end() || it->second.empty()) return 0;
-    std::vector<double> t = it->second;
+    std::vector<double> t(it->second.size() > 2 ? it->second.begin() + 1 : it->second.begin(), it->second.end());
     std::sort(t.begin(), t.end());
     return t[t.size() / 2];
   }

@@ -237,8 +237,9 @@ class CachesimPoint final : public harness::Point {
     max_sort_bits_ = int(harness::as_int(p, "max_sort_bits"));
     pages_ = cpu::page_kind(harness::as_str(p, "pages"));
     spec_ = harness::as_str(p, "hierarchy");
-    hierarchy_ = with_pages(load_hierarchy(spec_), pages_ == cpu::PageKind::Small4k ? 4096 : cpu::kHugePage);
-    host_ = cs::needs_calibration(load_hierarchy(spec_));
+    described_ = load_hierarchy(spec_);
+    hierarchy_ = with_pages(described_, pages_ == cpu::PageKind::Small4k ? 4096 : cpu::kHugePage);
+    host_ = cs::needs_calibration(described_);
     // The same labels as `bench cpu` at the same seed, n, m and label kind.
     const std::string kind = harness::as_str(p, "labels");
     kind_ = kind;
@@ -261,7 +262,7 @@ class CachesimPoint final : public harness::Point {
       buckets_.allocate(std::size_t(m_) * 4, pages_);
     }
     // The host's probes run once per hierarchy, here, outside any timed region.
-    calibration_ = &calibration_for(spec_, load_hierarchy(spec_), seed_);
+    calibration_ = &calibration_for(spec_, described_, seed_);
     prices_ = calibration_->prices;
   }
 
@@ -431,7 +432,8 @@ class CachesimPoint final : public harness::Point {
   int sort_bits_ = 0, max_sort_bits_ = 6;
   cpu::PageKind pages_ = cpu::PageKind::Small4k;
   std::string spec_, kind_;
-  cs::Hierarchy hierarchy_;
+  cs::Hierarchy described_;  // as the spec states it (TLB pages as given; timings maybe "probe")
+  cs::Hierarchy hierarchy_;  // simulated: TLB pages of the point's page size
   bool host_ = false;
   cs::Prices prices_;
   const Calibration* calibration_ = nullptr;

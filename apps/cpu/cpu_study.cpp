@@ -54,11 +54,7 @@ const std::vector<VariantDef>& defs() {
   return d;
 }
 
-const VariantDef& def(const std::string& name) {
-  for (const auto& d : defs())
-    if (name == d.name) return d;
-  throw std::logic_error("cpu: no variant '" + name + "'");
-}
+const VariantDef& def(const std::string& name) { return harness::find_variant(defs(), name, "cpu"); }
 
 // A run-time zero the compiler cannot see through (the enforced variant's dependency mask).
 volatile std::uint32_t g_zero = 0;

@@ -35,11 +35,7 @@ const Defs& defs() {
   return list;
 }
 
-const Def& def(const std::string& name) {
-  for (const auto& d : defs())
-    if (d.name == name) return d;
-  throw std::logic_error("histogram: no variant '" + name + "'");
-}
+const Def& def(const std::string& name) { return harness::find_variant(defs(), name, "histogram"); }
 
 // The images scripts/make_images.py writes (skimage.data's test images): grey, and each channel of
 // the colour ones.

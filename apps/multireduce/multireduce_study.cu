@@ -40,9 +40,7 @@ const Defs<Op>& defs() {
 
 template <class Op>
 const Def<Op>& def(const std::string& name) {
-  for (const auto& d : defs<Op>())
-    if (d.name == name) return d;
-  throw std::logic_error("multireduce: no variant '" + name + "'");
+  return harness::find_variant(defs<Op>(), name, "multireduce");
 }
 
 // Input values per operator (values.hpp), all ones for counting, and the input index for "last"

@@ -39,9 +39,7 @@ const Defs<Op>& defs() {
 
 template <class Op>
 const Def<Op>& def(const std::string& name) {
-  for (const auto& d : defs<Op>())
-    if (d.name == name) return d;
-  throw std::logic_error("multiscan: no variant '" + name + "'");
+  return harness::find_variant(defs<Op>(), name, "multiscan");
 }
 
 using multireduce_study::random_value;

@@ -4,6 +4,9 @@
 // decoupled look-back (Merrill and Garland 2016, generalised from one value to m buckets): every
 // tile publishes its aggregate vector, walks back over its predecessors until one has published
 // an inclusive prefix vector, and publishes its own. Inputs are read once and results written once.
+// Two look-back forms: status flags with vectors (a 32-tile window of flags per round trip, then
+// the vectors), and for 4-byte values and m <= 8 packed status+value words (one round trip per
+// window, no fences).
 #pragma once
 #include <cuda/atomic>
 
@@ -15,36 +18,45 @@ namespace single_pass_detail {
 
 // A tile's status word: nothing yet, its aggregate vector, or its inclusive prefix vector.
 constexpr unsigned kInvalid = 0, kAggregate = 1, kPrefix = 2;
-constexpr int kDefaultThreads = 256;
 // Registers: ITEMS labels and results per thread stay live across the look-back; 512 threads
 // leave 128 registers each.
 constexpr int kMaxThreads = 512;
 constexpr std::size_t kMaxVectorBytes = std::size_t(4) << 30;
 
 struct Plan {
-  int threads = 0, items = 0;
+  int threads = 0, items = 0, min_blocks = 1;
   std::int64_t tiles = 0;
   std::size_t smem = 0;
   std::string why;  // non-empty: cannot run
 };
 
-// Threads per block: the tuning's, or 256 cut to the warps whose bucket sets fit next to the
-// prefix and aggregate vectors. Items per thread: the tuning's (8, 16 or 32), else 16, or 32 above
-// m = 1024 (a longer tile amortises the m-vectors it publishes).
+// Threads, items and the register cap (blocks_per_sm): the tuning's, else by m (below), threads cut
+// to the warps whose bucket sets fit next to the prefix and aggregate vectors.
 inline Plan plan(std::int64_t n, std::uint32_t m, std::size_t value_bytes, const Tuning& t) {
   Plan p;
-  p.items = t.n_items > 0 ? t.n_items : (m > 1024 ? 32 : 16);
+  // Defaults from the H100 probe (configs/multiscan/probe_single_pass.json): 512 x 32-input tiles
+  // were the fastest or within 5% at every m from 1 to 1024 (shorter tiles with capped registers,
+  // 256 x 16 at 3 or 4 blocks per SM, won only at m = 256, by 5%).
+  p.items = t.n_items > 0 ? t.n_items : 32;
   if (p.items != 8 && p.items != 16 && p.items != 32) {
     p.why = "n_items = " + std::to_string(p.items) + ": single_pass takes 8, 16 or 32";
     return p;
   }
+  p.min_blocks = t.blocks_per_sm > 0 ? t.blocks_per_sm : 1;
+  if (p.min_blocks > 4 || (p.min_blocks > 1 && p.items == 8)) {
+    p.why = "blocks_per_sm = " + std::to_string(p.min_blocks) + " with n_items = " + std::to_string(p.items) +
+            ": single_pass is built for 1 to 4 (2 to 4 with 16 or 32 items)";
+    return p;
+  }
+  const int max_threads = p.min_blocks == 1 ? kMaxThreads : 256;
   const std::size_t have = multireduce::max_shared_per_block(), vec = std::size_t(m) * value_bytes;
   if (t.threads > 0) {
     p.threads = t.threads;
-    if (t.threads % 32 || t.threads > kMaxThreads) p.why = "threads = " + std::to_string(t.threads) + ": whole warps up to 512 needed";
+    if (t.threads % 32 || t.threads > max_threads)
+      p.why = "threads = " + std::to_string(t.threads) + ": whole warps up to " + std::to_string(max_threads) + " needed";
   } else {
     const std::size_t warps = have / vec > 2 ? have / vec - 2 : 0;
-    p.threads = int(std::min<std::size_t>(kDefaultThreads / 32, warps) * 32);
+    p.threads = int(std::min<std::size_t>((p.min_blocks > 1 ? 256 : kMaxThreads) / 32, warps) * 32);
     if (p.threads == 0) p.threads = 32;
   }
   p.smem = (std::size_t(p.threads / 32) + 2) * vec + 16;
@@ -57,6 +69,12 @@ inline Plan plan(std::int64_t n, std::uint32_t m, std::size_t value_bytes, const
             std::to_string(kMaxVectorBytes >> 30) + " GiB";
   return p;
 }
+
+// 4-byte values and m <= kPackedMaxM take the packed look-back (its words replace both vectors and
+// are cleared every run). Up to one chunk of 8 buckets: measured faster at m = 1 and 4 (0.55
+// against 0.59 ms), slower from m = 16 (0.66-0.77 against 0.57-0.60 ms; m = 256: 3.4 against 0.85).
+constexpr std::uint32_t kPackedMaxM = 8;
+inline bool packed(std::uint32_t m, std::size_t value_bytes) { return value_bytes == 4 && m <= kPackedMaxM; }
 
 // Scratch: the tile counter and status words, then the aggregate and the inclusive prefix vectors.
 inline std::size_t status_bytes(std::int64_t tiles) { return align256(std::size_t(tiles + 1) * sizeof(unsigned)); }
@@ -83,12 +101,95 @@ __device__ __forceinline__ void store_cg(T* p, const T& v) {
   __stcg(reinterpret_cast<W*>(p), w);
 }
 
-template <class Op, int ITEMS>
-__global__ void __launch_bounds__(kMaxThreads) single_pass_kernel(const std::uint32_t* __restrict__ labels,
-                                                           const typename Op::value_type* __restrict__ values, std::int64_t n,
-                                                           std::uint32_t m, bool inclusive, typename Op::value_type* __restrict__ out,
-                                                           unsigned* status, typename Op::value_type* aggregates,
-                                                           typename Op::value_type* prefixes) {
+// Packed look-back words (4-byte values, m <= kPackedMaxM): one 64-bit word per tile and bucket,
+// the status in the high half and the value in the low half, so a reader gets both in one load and
+// no fence orders a vector before its flag. Each bucket then runs CUB's scalar look-back on its own.
+template <class T>
+__device__ __forceinline__ unsigned long long pack(unsigned status, const T& v) {
+  unsigned bits;
+  memcpy(&bits, &v, sizeof(T));
+  return (static_cast<unsigned long long>(status) << 32) | bits;
+}
+template <class T>
+__device__ __forceinline__ T unpack(unsigned long long word) {
+  const unsigned bits = static_cast<unsigned>(word);
+  T v;
+  memcpy(&v, &bits, sizeof(T));
+  return v;
+}
+__device__ __forceinline__ unsigned long long load_word(unsigned long long* p) {
+  return cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*p).load(cuda::memory_order_relaxed);
+}
+__device__ __forceinline__ void store_word(unsigned long long* p, unsigned long long w) {
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*p).store(w, cuda::memory_order_relaxed);
+}
+
+// One window of a bucket's look-back: lane i holds the word of the tile i before the window's end.
+// Returns (in lane 0) the fold, oldest first, of the tiles up to and including the nearest prefix.
+template <class Op>
+__device__ __forceinline__ typename Op::value_type fold_window(unsigned long long word, bool& found) {
+  using T = typename Op::value_type;
+  const int lane = threadIdx.x & 31;
+  const unsigned prefix_lanes = __ballot_sync(0xffffffffu, unsigned(word >> 32) == kPrefix);
+  found = prefix_lanes != 0;
+  const int count = found ? __ffs(prefix_lanes) : 32;
+  T x = lane < count ? unpack<T>(word) : Op::identity();
+  for (int d = 1; d < 32; d *= 2) {  // lane i + d is older than lane i: it goes on the left
+    const T older = multireduce::shfl(x, min(lane + d, 31));
+    if (lane + d < 32) x = Op::apply(older, x);
+  }
+  return x;
+}
+
+// Packed look-back: warp w takes buckets in chunks of 8 and walks their windows together, one L2
+// round trip per window for all 8 (a bucket that has found its prefix stops loading).
+template <class Op>
+__device__ void packed_look_back(unsigned long long* words, std::int64_t tile, std::uint32_t m, typename Op::value_type* pre) {
+  using T = typename Op::value_type;
+  constexpr int kChunk = 8;
+  const int warps = blockDim.x / 32, w = threadIdx.x / 32, lane = threadIdx.x & 31;
+  const unsigned long long past_start = pack(kPrefix, Op::identity());  // never counted: tile 0 is nearer
+  for (std::uint32_t b0 = std::uint32_t(w) * kChunk; b0 < m; b0 += std::uint32_t(warps) * kChunk) {
+    T acc[kChunk];
+    unsigned done = 0;  // bit c: bucket b0 + c has its prefix (or does not exist)
+#pragma unroll
+    for (int c = 0; c < kChunk; ++c) {
+      acc[c] = Op::identity();
+      if (b0 + c >= m) done |= 1u << c;
+    }
+    for (std::int64_t end = tile; done != (1u << kChunk) - 1; end -= 32) {
+      const std::int64_t j = end - 1 - lane;
+      auto at = [&](int c) { return words + j * m + b0 + c; };
+      unsigned long long word[kChunk];
+#pragma unroll
+      for (int c = 0; c < kChunk; ++c) word[c] = (!(done >> c & 1u) && j >= 0) ? load_word(at(c)) : past_start;
+#pragma unroll
+      for (int c = 0; c < kChunk; ++c) {
+        if (done >> c & 1u) continue;
+        while (unsigned(word[c] >> 32) == kInvalid) {
+          __nanosleep(32);
+          word[c] = load_word(at(c));
+        }
+        bool found;
+        acc[c] = Op::apply(fold_window<Op>(word[c], found), acc[c]);
+        if (found) done |= 1u << c;
+      }
+    }
+    if (lane == 0)
+#pragma unroll
+      for (int c = 0; c < kChunk; ++c)
+        if (b0 + c < m) pre[b0 + c] = acc[c];
+  }
+}
+
+// MINB = 1: up to 512 threads; MINB > 1: up to 256 threads and at least MINB resident blocks per
+// SM (the register cap that buys the occupancy which hides the look-back's latency).
+// `words` non-null: the packed look-back; else status flags and the aggregate / prefix vectors.
+template <class Op, int ITEMS, int MINB>
+__global__ void __launch_bounds__(MINB == 1 ? kMaxThreads : 256, MINB)
+    single_pass_kernel(const std::uint32_t* __restrict__ labels, const typename Op::value_type* __restrict__ values, std::int64_t n,
+                       std::uint32_t m, bool inclusive, typename Op::value_type* __restrict__ out, unsigned* status,
+                       typename Op::value_type* aggregates, typename Op::value_type* prefixes, unsigned long long* words) {
   using T = typename Op::value_type;
   extern __shared__ __align__(16) unsigned char single_pass_smem[];
   const int warps = blockDim.x / 32, w = threadIdx.x / 32, lane = threadIdx.x & 31;
@@ -98,14 +199,17 @@ __global__ void __launch_bounds__(kMaxThreads) single_pass_kernel(const std::uin
   unsigned* shared_word = reinterpret_cast<unsigned*>(agg + m);
 
   // Tiles are numbered in the order blocks start (not blockIdx): a tile only ever waits for tiles
-  // whose blocks are already running, so the look-back cannot deadlock.
+  // whose blocks are already running, so the look-back cannot deadlock. (blockIdx, CUB's choice,
+  // measured 2-3% faster on the H100; the order in which blocks start is not guaranteed.)
   if (threadIdx.x == 0) shared_word[0] = atomicAdd(status, 1u);
   for (std::size_t i = threadIdx.x; i < std::size_t(warps + 1) * m; i += blockDim.x) sets[i] = Op::identity();
   __syncthreads();
   const std::int64_t tile = shared_word[0];
   unsigned* flags = status + 1;
 
-  // Local multiscan: warp w scans its ITEMS * 32 consecutive inputs in 32-input steps.
+  // Local multiscan: warp w scans its ITEMS * 32 consecutive inputs in 32-input steps. (Doing all
+  // steps' group scans first and then only the bucket chain in order measured slower: more
+  // registers, less occupancy.)
   const std::int64_t base = tile * std::int64_t(blockDim.x) * ITEMS + std::int64_t(w) * 32 * ITEMS + lane;
   std::uint32_t l[ITEMS];
   T res[ITEMS];
@@ -130,7 +234,8 @@ __global__ void __launch_bounds__(kMaxThreads) single_pass_kernel(const std::uin
   }
   __syncthreads();
 
-  // The tile's aggregate per bucket; each warp's set becomes the fold of the warps before it.
+  // The tile's aggregate per bucket, published; each warp's set becomes the fold of the warps before it.
+  const unsigned own = tile == 0 ? kPrefix : kAggregate;
   for (std::uint32_t b = threadIdx.x; b < m; b += blockDim.x) {
     T acc = Op::identity();
     for (int k = 0; k < warps; ++k) {
@@ -139,28 +244,55 @@ __global__ void __launch_bounds__(kMaxThreads) single_pass_kernel(const std::uin
       acc = Op::apply(acc, s);
     }
     agg[b] = acc;
+    if constexpr (sizeof(T) == 4)
+      if (words) {
+        store_word(words + tile * m + b, pack(own, acc));
+        continue;
+      }
     store_cg(tile == 0 ? prefixes + b : aggregates + tile * m + b, acc);
   }
-  __threadfence();  // this thread's vector stores are visible device-wide before the flag says so
-  __syncthreads();
-  if (threadIdx.x == 0) cuda::atomic_ref<unsigned, cuda::thread_scope_device>(flags[tile]).store(tile == 0 ? kPrefix : kAggregate, cuda::memory_order_release);
+  if (!words) __threadfence();  // this thread's vector stores are visible device-wide before the flag says so
+  __syncthreads();               // (and every warp set is folded before it is rewritten below)
+  if (!words && threadIdx.x == 0) cuda::atomic_ref<unsigned, cuda::thread_scope_device>(flags[tile]).store(own, cuda::memory_order_release);
 
-  // Decoupled look-back: fold predecessors' vectors in front of the prefix (walking backwards, so
-  // each one is prepended: the order stays the input order) until an inclusive prefix is found.
-  if (tile > 0) {
-    for (std::int64_t j = tile - 1;; --j) {
-      if (threadIdx.x == 0) {
-        cuda::atomic_ref<unsigned, cuda::thread_scope_device> f(flags[j]);
-        unsigned s;
-        while ((s = f.load(cuda::memory_order_acquire)) == kInvalid) __nanosleep(32);
-        shared_word[1] = s;
+  if constexpr (sizeof(T) == 4)
+    if (tile > 0 && words) {
+      packed_look_back<Op>(words, tile, m, pre);
+      __syncthreads();
+      for (std::uint32_t b = threadIdx.x; b < m; b += blockDim.x) store_word(words + tile * m + b, pack(kPrefix, Op::apply(pre[b], agg[b])));
+    }
+  if (tile > 0 && !words) {
+    // Decoupled look-back: warp 0 reads the flags of a window of 32 predecessors at once (CUB's
+    // scheme); the block folds the window's vectors in front of the prefix, nearest first (each one
+    // is prepended, so the order stays the input order), down to the nearest inclusive prefix.
+    // (Windows of blockDim tiles measured slower from m = 256 up: each tile folds more vectors.)
+    for (std::int64_t end = tile;;) {  // tiles [end, tile) are folded into pre
+      if (w == 0) {
+        const std::int64_t j = end - 1 - lane;
+        unsigned s = kPrefix;  // past tile 0: never read (tile 0 is a prefix and nearer)
+        if (j >= 0) {
+          cuda::atomic_ref<unsigned, cuda::thread_scope_device> f(flags[j]);
+          while ((s = f.load(cuda::memory_order_acquire)) == kInvalid) __nanosleep(32);
+        }
+        const unsigned found = __ballot_sync(0xffffffffu, s == kPrefix);
+        if (lane == 0) shared_word[1] = found ? unsigned(__ffs(found)) | 0x80000000u : 32u;
       }
-      __syncthreads();  // thread 0's acquire, then the barrier: the vector it announces is visible
-      const unsigned s = shared_word[1];
-      const T* src = (s == kPrefix ? prefixes : aggregates) + j * m;
-      for (std::uint32_t b = threadIdx.x; b < m; b += blockDim.x) pre[b] = Op::apply(load_cg(src + b), pre[b]);
+      __syncthreads();  // the lanes' acquires, then the barrier: the vectors they announce are visible
+      const unsigned word = shared_word[1];
+      const int count = int(word & 0xffu);
+      const bool found = word & 0x80000000u;
+      for (std::uint32_t b = threadIdx.x; b < m; b += blockDim.x) {
+        T acc = pre[b];
+#pragma unroll 4
+        for (int k = 0; k < count; ++k) {
+          const std::int64_t j = end - 1 - k;
+          acc = Op::apply(load_cg((found && k == count - 1 ? prefixes : aggregates) + j * m + b), acc);
+        }
+        pre[b] = acc;
+      }
       __syncthreads();  // shared_word[1] is rewritten by the next step
-      if (s == kPrefix) break;
+      if (found) break;
+      end -= count;
     }
     for (std::uint32_t b = threadIdx.x; b < m; b += blockDim.x) store_cg(prefixes + tile * m + b, Op::apply(pre[b], agg[b]));
     __threadfence();
@@ -203,16 +335,27 @@ void single_pass(const std::uint32_t* labels, const typename Op::value_type* val
   T* aggregates = reinterpret_cast<T*>(at);
   at += align256(std::size_t(p.tiles) * m * sizeof(T));
   T* prefixes = reinterpret_cast<T*>(at);
-  // The counter and the flags start at zero in every run (part of the timed work: one small memset).
+  // The packed words take the place of both vectors (same bytes for 4-byte values).
+  unsigned long long* words = packed(m, sizeof(T)) ? reinterpret_cast<unsigned long long*>(aggregates) : nullptr;
+  // The counter, the flags and the packed words start at zero in every run (part of the timed work).
   LP_CUDA(cudaMemsetAsync(status, 0, std::size_t(p.tiles + 1) * sizeof(unsigned), stream));
+  if (words) LP_CUDA(cudaMemsetAsync(words, 0, std::size_t(p.tiles) * m * sizeof(unsigned long long), stream));
   auto launch = [&](auto kernel) {
     raise_shared_limit(kernel, p.smem);
-    kernel<<<static_cast<unsigned>(p.tiles), p.threads, p.smem, stream>>>(labels, values, n, m, inclusive, out, status, aggregates, prefixes);
+    kernel<<<static_cast<unsigned>(p.tiles), p.threads, p.smem, stream>>>(labels, values, n, m, inclusive, out, status, aggregates, prefixes, words);
     LP_CUDA_LAUNCH("single_pass_kernel");
   };
-  if (p.items == 8) launch(single_pass_kernel<Op, 8>);
-  else if (p.items == 16) launch(single_pass_kernel<Op, 16>);
-  else launch(single_pass_kernel<Op, 32>);
+  auto launch_items = [&](auto minb) {
+    constexpr int B = decltype(minb)::value;
+    if (p.items == 16) launch(single_pass_kernel<Op, 16, B>);
+    else launch(single_pass_kernel<Op, 32, B>);
+  };
+  switch (p.min_blocks) {
+    case 1: p.items == 8 ? launch(single_pass_kernel<Op, 8, 1>) : launch_items(std::integral_constant<int, 1>()); break;
+    case 2: launch_items(std::integral_constant<int, 2>()); break;
+    case 3: launch_items(std::integral_constant<int, 3>()); break;
+    default: launch_items(std::integral_constant<int, 4>()); break;
+  }
 }
 
 }  // namespace lp::multiscan

@@ -101,7 +101,9 @@ int main() {
       {{"side", Value(std::int64_t(1))}, {"transpose", Value(std::string("baxter"))}, {"n_items", Value(std::int64_t(32))}},
       {{"side", Value(std::int64_t(33))}, {"threads", Value(std::int64_t(96))}, {"transpose", Value(std::string("segment"))},
        {"partials_switch", Value(std::int64_t(1) << 30)}},
-      {{"threads", Value(std::int64_t(64))}, {"n_items", Value(std::int64_t(16))}, {"blocks_per_sm", Value(std::int64_t(1))}}};
+      {{"threads", Value(std::int64_t(64))}, {"n_items", Value(std::int64_t(16))}, {"blocks_per_sm", Value(std::int64_t(1))}},
+      {{"threads", Value(std::int64_t(128))}, {"n_items", Value(std::int64_t(32))}, {"blocks_per_sm", Value(std::int64_t(4))}},
+      {{"threads", Value(std::int64_t(256))}, {"n_items", Value(std::int64_t(16))}, {"blocks_per_sm", Value(std::int64_t(3))}}};
   const std::vector<Case> knob_cases = {{12345, 256, "uniform"}, {4099, 100, "degenerate"}, {300007, 4099, "uniform"}, {70001, 257, "zipf"}};
   std::vector<std::pair<std::string, std::string>> ops = kOps;
   if (quick) {

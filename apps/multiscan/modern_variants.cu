@@ -1,6 +1,7 @@
-// Beyond the thesis: the single-pass look-back multiscan for small and medium m, the sort-based
-// path for large m, and `auto`, which picks by m.
+// Beyond the thesis: the single-pass look-back multiscan for small and medium m, and `auto`, which
+// picks by m among it and the thesis's sort-based variants.
 #include "kernels/multiscan/single_pass.cuh"
+#include "kernels/multiscan/sort_shared.cuh"
 #include "kernels/multiscan/sort_global.cuh"
 #include "variant.hpp"
 
@@ -10,14 +11,19 @@ namespace ms = lp::multiscan;
 
 namespace {
 
-// single_pass while its warp bucket sets fit a block with 4 warps or more and the per-tile
-// vectors stay small next to the tile (m <= 4096: 3.1 ms on the H100 against sort_shared's 3.3);
-// beyond, the sort-based Alg 5.3.
+// auto's regimes, from the H100 targets run (results/h100/multiscan_targets.json, n = 2^26):
+// single_pass up to m = 1024 (0.55-1.12 ms; sort_shared 1.5-2.7); sort_shared from 2048 to 2^16
+// (m = 4096: 1.56-3.30 ms against single_pass's 2.9-3.1, whose m-vectors per tile grow with m;
+// 2^16: 2.3-7.4 against sort_global's 2.1-7.1, better on zipf by 1.7x); sort_global beyond, where
+// sort_shared's per-block bucket sets outgrow it (2^18: 4.3-11.3 against 2.7-7.8).
+enum class Regime { SinglePass, SortShared, SortGlobal };
+
 template <class Op>
-bool use_single_pass(std::int64_t n, std::uint32_t m, const Tuning& t) {
+Regime regime(std::int64_t n, std::uint32_t m, const Tuning& t) {
   using T = typename Op::value_type;
-  return m <= 4096 && ms::single_pass_unsupported(n, m, sizeof(T), t).empty() &&
-         ms::single_pass_detail::plan(n, m, sizeof(T), t).threads >= 128;
+  if (m <= 1024 && ms::single_pass_unsupported(n, m, sizeof(T), t).empty()) return Regime::SinglePass;
+  if (m <= (1u << 16) && ms::sort_shared_unsupported<Op>(n, m, t).empty()) return Regime::SortShared;
+  return Regime::SortGlobal;
 }
 
 }  // namespace
@@ -26,19 +32,27 @@ template <class Op>
 void add_modern_variants(Defs<Op>& d) {
   using harness::VariantKind;
   using T = typename Op::value_type;
-  d.push_back({"auto", VariantKind::Ours, "ours: single_pass up to m = 4096 (where 4 warps' bucket sets fit), sort_global beyond",
+  d.push_back({"auto", VariantKind::Ours, "ours: single_pass up to m = 1024, sort_shared up to 2^16, sort_global beyond (by m)",
                Output::Results, false,
                [](std::int64_t n, std::uint32_t m, const Tuning& t) {
-                 return use_single_pass<Op>(n, m, t) ? std::string() : ms::sort_global_unsupported(n);
+                 return regime<Op>(n, m, t) == Regime::SortGlobal ? ms::sort_global_unsupported(n) : std::string();
                },
                [](std::int64_t n, std::uint32_t m, const Tuning& t) {
-                 return use_single_pass<Op>(n, m, t) ? ms::single_pass_scratch_bytes<T>(n, m, t) : ms::sort_global_scratch_bytes<Op>(n, m);
+                 switch (regime<Op>(n, m, t)) {
+                   case Regime::SinglePass: return ms::single_pass_scratch_bytes<T>(n, m, t);
+                   case Regime::SortShared: return ms::sort_shared_scratch_bytes<Op>(n, m, t);
+                   default: return ms::sort_global_scratch_bytes<Op>(n, m);
+                 }
                },
                [](Ctx<Op>& c) {
-                 if (use_single_pass<Op>(c.n, c.m, c.tune))
-                   ms::single_pass<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, c.stream);
-                 else
-                   ms::sort_global<Op>(c.labels, c.values, c.n, c.m, c.inclusive, false, c.out, c.scratch, c.scratch_bytes, c.stream);
+                 switch (regime<Op>(c.n, c.m, c.tune)) {
+                   case Regime::SinglePass:
+                     return ms::single_pass<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, c.stream);
+                   case Regime::SortShared:
+                     return ms::sort_shared<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, c.stream);
+                   default:
+                     return ms::sort_global<Op>(c.labels, c.values, c.n, c.m, c.inclusive, false, c.out, c.scratch, c.scratch_bytes, c.stream);
+                 }
                }});
   d.push_back({"single_pass", VariantKind::Ours,
                "ours: tiles of threads x n_items scan locally (per-warp bucket sets in shared memory, equal labels of a step in lane order) "

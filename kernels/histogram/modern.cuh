@@ -216,11 +216,12 @@ inline void cluster_privatized(const std::uint32_t* samples, std::int64_t n, std
   }
 }
 
-// `auto`: byte samples and u32 samples whose bins leave room for two block copies per SM go to
-// block_privatized; larger histograms to a cluster. (Where the cut lies between 2^13 and 2^15
-// bins is the H100 results' call; this is the first guess.)
+// `auto`: block_privatized while one copy of the bins fits a block, a cluster beyond. Measured on
+// the H100 (results/h100/histogram_probe_large_bins.json, u32): at 2^15 bins a block copy takes
+// 1.67 ps per sample on uniform and degenerate samples alike, a cluster 1.57 on uniform but 6.3 on
+// degenerate (all updates on one SM's remote bins), so the cut is where a block copy stops fitting.
 inline bool auto_uses_cluster(bool u8, std::uint32_t bins) {
-  return !u8 && std::size_t(bins) * 4 * 2 > max_shared_per_block();
+  return !u8 && modern_detail::copies_log2(bins) < 0;
 }
 
 template <class T>

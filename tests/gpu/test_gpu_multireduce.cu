@@ -16,6 +16,7 @@
 #include "apps/multireduce/multireduce_study.hpp"
 #include "check.hpp"
 #include "check_variant.hpp"
+#include "label_jobs.hpp"
 
 namespace lp::multireduce_study {
 const char* const kDefaultConfig = "{}";
@@ -26,27 +27,10 @@ using harness::Value;
 
 namespace {
 
-struct Case {
-  std::int64_t n;
-  std::int64_t m;
-  std::string dist;
-};
+using Case = LabelCase;
 
 const std::vector<std::pair<std::string, std::string>> kOps = {
     {"add", "int32"}, {"add", "int64"}, {"add", "float32"}, {"min", "int32"}, {"max", "int32"}, {"affine", "uint32x2"}, {"last", "int32"}};
-
-Params params_for(const harness::Study& study, const Case& c, const std::string& op, const std::string& type,
-                  const std::map<std::string, Value>& knobs) {
-  Params p;
-  for (const auto& a : study.axes()) p[a.name] = a.defaults.front();
-  p["n"] = c.n;
-  p["m"] = c.m;
-  p["distribution"] = c.dist;
-  p["op"] = op;
-  p["type"] = type;
-  for (const auto& [k, v] : knobs) p[k] = v;
-  return p;
-}
 
 }  // namespace
 
@@ -84,12 +68,7 @@ int main() {
     ops = {{"add", "int32"}, {"affine", "uint32x2"}};
     cases = {{37, 3, "uniform"}, {4099, 100, "degenerate"}, {12345, 257, "zipf"}};
   }
-  struct Job {
-    Case c;
-    std::string op, type;
-    std::map<std::string, Value> knobs;
-  };
-  std::vector<Job> jobs;
+  std::vector<LabelJob> jobs;
   for (const auto& [op, type] : ops) {
     for (const auto& c : cases) jobs.push_back({c, op, type, {}});
     jobs.push_back({{12345, 256, "uniform"}, op, type, {{"values", Value(std::string("ones"))}}});
@@ -97,32 +76,6 @@ int main() {
       for (const auto& k : knobs)
         for (const auto& c : knob_cases) jobs.push_back({c, op, type, k});
   }
-  std::map<std::string, int> passed;
-  const std::set<std::string> names = gpu_variants(*study);
-  std::uint64_t seed = 1;
-  for (const auto& job : jobs) {
-    const Case& c = job.c;
-    ++seed;
-    Params p = params_for(*study, c, job.op, job.type, job.knobs);
-    if (!study->check_params(p).empty()) continue;
-    auto point = study->make_point(p, seed, true);
-    std::string knob_text;
-    for (const auto& [k, v] : job.knobs) knob_text += " " + k + "=" + harness::to_string(v);
-    std::printf("job %zu/%zu: n=%lld m=%lld %s %s/%s%s\n", size_t(&job - &jobs[0]) + 1, jobs.size(), (long long)c.n, (long long)c.m,
-                c.dist.c_str(), job.op.c_str(), job.type.c_str(), knob_text.c_str());
-    std::fflush(stdout);
-    for (const auto& name : names) {
-      if (std::getenv("LP_GPU_TEST_TRACE")) std::fprintf(stderr, "  %s\n", name.c_str());
-      std::string where = name + " n=" + std::to_string(c.n) + " m=" + std::to_string(c.m) + " " + c.dist + " " + job.op + "/" +
-                          job.type + knob_text + " seed=" + std::to_string(seed);
-      const VariantOutcome o = check_variant(*point, name, where);
-      if (o == VariantOutcome::ContextLost) return test_summary("test_gpu_multireduce");  // the context is gone
-      if (o == VariantOutcome::Passed) ++passed[name];
-    }
-    std::fflush(stdout);
-  }
-  // Every GPU variant must have been exercised somewhere.
-  for (const auto& name : names) CHECK_MSG(passed[name] > 0, name << " never ran");
-  for (const auto& [name, k] : passed) std::printf("  %-32s %d cases\n", name.c_str(), k);
+  run_label_jobs(*study, jobs);  // false (the context lost) ends the test here too
   return test_summary("test_gpu_multireduce");
 }

@@ -62,6 +62,17 @@ template <class Op>
 __device__ __forceinline__ typename Op::value_type warp_group_scan(std::uint32_t label, typename Op::value_type& x, bool& last) {
   using T = typename Op::value_type;
   const int lane = threadIdx.x & 31;
+  // One label across the warp (m = 1, degenerate labels, long runs): a plain shuffle scan, without
+  // match.any and the pointer jumping.
+  if (__all_sync(0xffffffffu, label == __shfl_sync(0xffffffffu, label, 0))) {
+    for (int d = 1; d < 32; d *= 2) {
+      const T y = multireduce::shfl_up(x, d);
+      if (lane >= d) x = Op::apply(y, x);
+    }
+    last = lane == 31;
+    const T before = multireduce::shfl_up(x, 1);
+    return lane == 0 ? Op::identity() : before;
+  }
   const unsigned peers = __match_any_sync(0xffffffffu, label);
   const unsigned below = (1u << lane) - 1u, above = ~((2u << lane) - 1u);  // 2u << 31 wraps to 0
   const int first_pred = (peers & below) ? 31 - __clz(peers & below) : -1;

@@ -26,6 +26,22 @@ struct LabelJob {
   std::map<std::string, harness::Value> knobs;
 };
 
+// The cases both studies run: sizes that are no multiple of any tile or vector width (n = 1
+// included), m not a power of two, every distribution (degenerate = all labels m-1), up to m just
+// above 2^20. quick (the sanitizer runs): three small cases with tails and every distribution
+// kind, so memcheck and racecheck finish in minutes. knob_cases: where the knobs are tried.
+inline std::vector<LabelCase> label_cases(bool quick) {
+  if (quick) return {{37, 3, "uniform"}, {4099, 100, "degenerate"}, {12345, 257, "zipf"}};
+  return {{1, 1, "uniform"},          {1, 5, "degenerate"},          {37, 3, "uniform"},
+          {1000, 1, "uniform"},       {4099, 100, "degenerate"},     {12345, 256, "uniform"},
+          {70001, 257, "zipf"},       {33333, 1000, "sorted"},       {262147, 31, "zipf"},
+          {300007, 4099, "uniform"},  {150001, 65537, "uniform"},    {200003, 65537, "degenerate"},
+          {1 << 20, 256, "degenerate"}, {(1 << 20) + 7, 4096, "zipf"}, {500009, (1 << 18) + 3, "uniform"},
+          {99991, (1 << 20) + 1, "sorted"}, {(1 << 22) + 13, 257, "uniform"}, {300001, (1 << 19) + 5, "degenerate"},
+          {400009, (1 << 19) + 5, "zipf"}};
+}
+inline const std::vector<LabelCase> kKnobCases = {{12345, 256, "uniform"}, {4099, 100, "degenerate"}, {300007, 4099, "uniform"}, {70001, 257, "zipf"}};
+
 inline harness::Params label_params(const harness::Study& study, const LabelJob& job) {
   harness::Params p;
   for (const auto& a : study.axes()) p[a.name] = a.defaults.front();

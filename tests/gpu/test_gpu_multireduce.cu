@@ -27,7 +27,6 @@ using harness::Value;
 
 namespace {
 
-using Case = LabelCase;
 
 const std::vector<std::pair<std::string, std::string>> kOps = {
     {"add", "int32"}, {"add", "int64"}, {"add", "float32"}, {"min", "int32"}, {"max", "int32"}, {"affine", "uint32x2"}, {"last", "int32"}};
@@ -42,15 +41,7 @@ int main() {
   }
   const bool quick = std::getenv("LP_GPU_TEST_QUICK") != nullptr;
   auto study = lp::multireduce_study::make_study();
-  std::vector<Case> cases = {{1, 1, "uniform"}, {1, 5, "degenerate"}, {37, 3, "uniform"}, {1000, 1, "uniform"},
-                             {4099, 100, "degenerate"}, {12345, 256, "uniform"}, {70001, 257, "zipf"}, {33333, 1000, "sorted"}};
-  if (!quick) {
-    std::vector<Case> more = {{262147, 31, "zipf"},       {300007, 4099, "uniform"},  {150001, 65537, "uniform"},
-                              {200003, 65537, "degenerate"}, {1 << 20, 256, "degenerate"}, {(1 << 20) + 7, 4096, "zipf"},
-                              {500009, (1 << 18) + 3, "uniform"}, {99991, (1 << 20) + 1, "sorted"}, {(1 << 22) + 13, 257, "uniform"},
-                              {300001, (1 << 19) + 5, "degenerate"}, {400009, (1 << 19) + 5, "zipf"}};
-    cases.insert(cases.end(), more.begin(), more.end());
-  }
+  const std::vector<LabelCase> cases = label_cases(quick);
   // Knob settings beyond the defaults (the transposition schemes, bucket sets, partial sorting,
   // items per thread, block and cluster sizes), on a few cases of a commutative and a
   // non-commutative operator: the knobs change tiling, not the operator's code path.
@@ -60,13 +51,10 @@ int main() {
       {{"n_sets", Value(std::int64_t(1))}, {"sort_bits", Value(std::int64_t(3))}, {"threads", Value(std::int64_t(128))}},
       {{"n_sets", Value(std::int64_t(32))}, {"sort_bits", Value(std::int64_t(8))}, {"cluster", Value(std::int64_t(2))}},
       {{"threads", Value(std::int64_t(512))}, {"n_items", Value(std::int64_t(16))}, {"blocks_per_sm", Value(std::int64_t(1))}}};
-  const std::vector<Case> knob_cases = {{12345, 256, "uniform"}, {4099, 100, "degenerate"}, {300007, 4099, "uniform"}, {70001, 257, "zipf"}};
   std::vector<std::pair<std::string, std::string>> ops = kOps;
   if (quick) {
-    // Under the sanitizers: a commutative 4-byte and a non-commutative 8-byte operator on small
-    // cases with tails and every distribution kind, so memcheck and racecheck finish in minutes.
+    // Under the sanitizers: a commutative 4-byte and a non-commutative 8-byte operator.
     ops = {{"add", "int32"}, {"affine", "uint32x2"}};
-    cases = {{37, 3, "uniform"}, {4099, 100, "degenerate"}, {12345, 257, "zipf"}};
   }
   std::vector<LabelJob> jobs;
   for (const auto& [op, type] : ops) {
@@ -74,7 +62,7 @@ int main() {
     jobs.push_back({{12345, 256, "uniform"}, op, type, {{"values", Value(std::string("ones"))}}});
     if (!quick && (op == "affine" || (op == "add" && type == "int32")))
       for (const auto& k : knobs)
-        for (const auto& c : knob_cases) jobs.push_back({c, op, type, k});
+        for (const auto& c : kKnobCases) jobs.push_back({c, op, type, k});
   }
   run_label_jobs(*study, jobs);  // false (the context lost) ends the test here too
   return test_summary("test_gpu_multireduce");

@@ -34,7 +34,6 @@ using harness::Value;
 
 namespace {
 
-using Case = LabelCase;
 
 const std::vector<std::pair<std::string, std::string>> kOps = {
     {"add", "int32"}, {"add", "int64"}, {"add", "float32"}, {"min", "int32"}, {"max", "int32"}, {"affine", "uint32x2"}};
@@ -70,14 +69,7 @@ int main() {
   }
   const bool quick = std::getenv("LP_GPU_TEST_QUICK") != nullptr;
   auto study = lp::multiscan_study::make_study();
-  std::vector<Case> cases = {{1, 1, "uniform"},      {1, 5, "degenerate"},   {37, 3, "uniform"},     {1000, 1, "uniform"},
-                             {4099, 100, "degenerate"}, {12345, 256, "uniform"}, {70001, 257, "zipf"}, {33333, 1000, "sorted"}};
-  if (!quick) {
-    std::vector<Case> more = {{262147, 31, "zipf"},        {300007, 4099, "uniform"},      {150001, 65537, "uniform"},
-                              {200003, 65537, "degenerate"}, {1 << 20, 256, "degenerate"}, {(1 << 20) + 7, 4096, "zipf"},
-                              {500009, (1 << 18) + 3, "uniform"}, {99991, (1 << 20) + 1, "sorted"}, {(1 << 22) + 13, 257, "uniform"}};
-    cases.insert(cases.end(), more.begin(), more.end());
-  }
+  const std::vector<LabelCase> cases = label_cases(quick);
   // Knobs beyond the defaults: Sheffler's side (odd, 1, beyond a warp), single_pass's items and
   // threads, the transposition schemes and both add-back forms of Alg 5.2.
   std::vector<std::map<std::string, Value>> knobs = {
@@ -88,11 +80,9 @@ int main() {
       {{"threads", Value(std::int64_t(64))}, {"n_items", Value(std::int64_t(16))}, {"blocks_per_sm", Value(std::int64_t(1))}},
       {{"threads", Value(std::int64_t(128))}, {"n_items", Value(std::int64_t(32))}, {"blocks_per_sm", Value(std::int64_t(4))}},
       {{"threads", Value(std::int64_t(256))}, {"n_items", Value(std::int64_t(16))}, {"blocks_per_sm", Value(std::int64_t(3))}}};
-  const std::vector<Case> knob_cases = {{12345, 256, "uniform"}, {4099, 100, "degenerate"}, {300007, 4099, "uniform"}, {70001, 257, "zipf"}};
   std::vector<std::pair<std::string, std::string>> ops = kOps;
   if (quick) {
     ops = {{"add", "int32"}, {"affine", "uint32x2"}};
-    cases = {{37, 3, "uniform"}, {4099, 100, "degenerate"}, {12345, 257, "zipf"}};
   }
   std::vector<LabelJob> jobs;
   for (const auto& [op, type] : ops) {
@@ -105,7 +95,7 @@ int main() {
     jobs.push_back({{4099, 2, "zipf"}, op, type, {{"values", Value(std::string("mostly_identity"))}, {"mode", Value(std::string("inclusive"))}}});
     if (!quick && (op == "affine" || (op == "add" && type == "int32")))
       for (const auto& k : knobs)
-        for (const auto& c : knob_cases) jobs.push_back({c, op, type, k});
+        for (const auto& c : kKnobCases) jobs.push_back({c, op, type, k});
   }
   if (!run_label_jobs(*study, jobs)) return test_summary("test_gpu_multiscan");  // the context is gone
   const std::set<std::string> names = gpu_variants(*study);

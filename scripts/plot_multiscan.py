@@ -19,8 +19,9 @@ stated. The drawing helpers are the multireduce script's (one plotting helper fo
   figB_1_B_2.png  (multiscan_figB_1_B_2.json) seq_global (B.1) and seq_shared (B.2) per distribution.
   summary.png     (multiscan_targets.json, else multiscan.json) per m and distribution: the best
                   "ours" variant (named at each change), the best peer (thrust_scan_by_key_sorted
-                  left out: its time excludes the sort) and the CPU, as a fraction of the copy ceiling measured in the same run (grey
-                  line: the ceiling; dotted: the issue's 60% target for m <= 256).
+                  left out: its time excludes the sort) and the CPU, as a fraction of the copy
+                  ceiling measured in the same run (grey line: the ceiling; dotted: the issue's
+                  60% target for m <= 256).
 """
 import os
 import sys

@@ -196,17 +196,19 @@ Calibration calibrate(const cs::Hierarchy& h, std::uint64_t seed) {
   return c;
 }
 
-// Calibrations are per hierarchy and per process: the probes take seconds.
+// Calibrations are made once per process for each (hierarchy, seed): the probes take seconds, and
+// the seed places their buffers, so a calibration is keyed on both.
 const Calibration& calibration_for(const std::string& spec, const cs::Hierarchy& h, std::uint64_t seed) {
-  static std::map<std::string, Calibration> cache;
+  static std::map<std::pair<std::string, std::uint64_t>, Calibration> cache;
   static std::mutex mu;
   std::lock_guard<std::mutex> lock(mu);
-  auto it = cache.find(spec);
+  const auto key = std::make_pair(spec, seed);
+  auto it = cache.find(key);
   if (it == cache.end()) {
     Calibration c;
     if (cs::needs_calibration(h)) c = calibrate(h, seed);
     else c.prices = cs::prices_of(h);
-    it = cache.emplace(spec, std::move(c)).first;
+    it = cache.emplace(key, std::move(c)).first;
   }
   return it->second;
 }

@@ -13,8 +13,8 @@ using nlohmann::json;
 
 namespace {
 
-const std::vector<std::string> kTopKeys = {"study",  "description", "seed",       "variants", "axes",
-                                           "points", "repetitions", "validate", "cache"};
+const std::vector<std::string> kTopKeys = {"study",  "description", "seed",     "variants", "axes",
+                                           "points", "repetitions", "validate", "cache",    "device_memory_limit"};
 const std::vector<std::string> kRepKeys = {"warmup", "min", "max", "budget_ms", "target_rsd"};
 
 [[noreturn]] void fail(const std::string& key, const std::string& why) {
@@ -238,6 +238,10 @@ RunConfig load_config(const std::string& text, const std::string& source, const 
     const json& c = j["cache"];
     if (!c.is_string() || (c != "cold" && c != "hot")) fail("cache", "expected \"cold\" (L2 flushed between repetitions) or \"hot\"");
     cfg.cold = c == "cold";
+  }
+  if (j.contains("device_memory_limit")) {
+    cfg.device_memory_limit = parse_size(j["device_memory_limit"], "device_memory_limit");
+    if (cfg.device_memory_limit < (std::int64_t(1) << 20)) fail("device_memory_limit", "must be at least 2^20 bytes");
   }
   cfg.as_run = j;
   return cfg;

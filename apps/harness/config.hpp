@@ -28,6 +28,7 @@ struct RunConfig {
   Repetitions reps;
   bool validate = true;
   bool cold = true;                   // L2 flushed before every timed repetition
+  std::int64_t device_memory_limit = 0;  // bytes the run may allocate on the GPU (0: all there is)
   nlohmann::json as_run;              // the config after defaults and overrides, for the results
 };
 

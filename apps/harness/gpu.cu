@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -56,7 +57,51 @@ int grid_for(std::int64_t n, int threads) {
   return static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(want, std::int64_t(sms) * 8)));
 }
 
+__global__ void noop_kernel() {}
+
+__global__ void trap_kernel() { __trap(); }
+
 }  // namespace
+
+bool recover_context() {
+  cudaGetLastError();  // a non-sticky error is cleared here; a sticky one comes back below
+  if (cudaDeviceSynchronize() != cudaSuccess) return false;
+  noop_kernel<<<1, 1>>>();
+  if (cudaGetLastError() != cudaSuccess) return false;
+  return cudaDeviceSynchronize() == cudaSuccess && cudaGetLastError() == cudaSuccess;
+}
+
+DeviceMemoryLimit::DeviceMemoryLimit(std::int64_t limit) {
+  if (limit <= 0) return;
+  size_t free = 0, total = 0;
+  LP_CUDA(cudaMemGetInfo(&free, &total));
+  if (std::int64_t(free) <= limit) return;  // already no more than the cap
+  const std::int64_t bytes = std::int64_t(free) - limit;
+  LP_CUDA(cudaMalloc(&ballast_, bytes));
+  reserved_ = bytes;
+}
+
+DeviceMemoryLimit::~DeviceMemoryLimit() {
+  if (ballast_) cudaFree(ballast_);  // destructors must not throw
+}
+
+void inject_fault(const std::string& kind, void* stream) {
+  auto s = static_cast<cudaStream_t>(stream);
+  try {
+    if (kind == "launch") {
+      noop_kernel<<<1, 4096, 0, s>>>();  // more threads than a block may have: cudaErrorInvalidConfiguration
+      LP_CUDA_LAUNCH("noop_kernel");
+    } else if (kind == "trap") {
+      trap_kernel<<<1, 1, 0, s>>>();
+      LP_CUDA_LAUNCH("trap_kernel");
+      LP_CUDA(cudaStreamSynchronize(s));
+    } else {
+      throw std::invalid_argument("LP_INJECT_FAULT: unknown fault kind '" + kind + "' (launch or trap)");
+    }
+  } catch (const lp::CudaError& e) {
+    throw lp::CudaError(e.code, std::string("injected fault (") + kind + "): " + e.what());
+  }
+}
 
 GpuInfo open_gpu(int device) {
   GpuInfo g;

@@ -58,4 +58,33 @@ class GpuTimer {
 // Bytes free on the current device (0 without one).
 std::int64_t free_device_bytes();
 
+// After an exception from GPU work: clears a non-sticky error (a bad launch configuration, an
+// allocation that failed) and tells whether the context still works (a synchronisation and a
+// trivial launch succeed). False after a sticky error (an illegal address, a trap): CUDA works
+// again only in a new process.
+bool recover_context();
+
+// Makes the current device look as if only `limit` bytes were free to this process, by reserving
+// the rest of what is free for as long as the object lives (the config's device_memory_limit):
+// every allocation, the peers' own included, then fails where it would on a smaller GPU.
+// limit <= 0: no cap.
+class DeviceMemoryLimit {
+ public:
+  explicit DeviceMemoryLimit(std::int64_t limit);
+  ~DeviceMemoryLimit();
+  DeviceMemoryLimit(const DeviceMemoryLimit&) = delete;
+  DeviceMemoryLimit& operator=(const DeviceMemoryLimit&) = delete;
+  std::int64_t reserved() const { return reserved_; }
+
+ private:
+  void* ballast_ = nullptr;
+  std::int64_t reserved_ = 0;
+};
+
+// The reliability tests' fault injection (LP_INJECT_FAULT, see the README): enqueues on `stream`
+// a fault of `kind`: "launch", a launch with an impossible configuration (an error that leaves
+// the context usable); "trap", a kernel that traps (a sticky error: the context is lost). Throws
+// the lp::CudaError the fault raises (at once for "launch", at the next synchronisation for "trap").
+void inject_fault(const std::string& kind, void* stream);
+
 }  // namespace harness

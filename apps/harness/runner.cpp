@@ -2,7 +2,9 @@
 // validation, result files and the summary. It knows studies only through study.hpp.
 #include "runner.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <cstdlib>
 #include <cmath>
 #include <cstdio>
@@ -12,6 +14,10 @@
 #include <iostream>
 #include <sstream>
 #include <thread>
+#include <new>
+#include <optional>
+#include <cerrno>
+#include <cstring>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -54,17 +60,12 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
+// Our DeviceBuffer's refusal, a checked CUDA call's, or a library's (Thrust throws a
+// std::bad_alloc subclass when its own allocation fails).
 bool is_oom(const std::exception& e) {
-  if (dynamic_cast<const OutOfMemory*>(&e)) return true;
+  if (dynamic_cast<const OutOfMemory*>(&e) || dynamic_cast<const std::bad_alloc*>(&e)) return true;
   auto c = dynamic_cast<const lp::CudaError*>(&e);
   return c && c->code == cudaErrorMemoryAllocation;
-}
-
-// A sticky CUDA error (an illegal address, a trap) poisons the context: nothing after it can be
-// trusted, so the run stops and keeps what it has.
-bool is_fatal(const std::exception& e) {
-  auto c = dynamic_cast<const lp::CudaError*>(&e);
-  return c && !is_oom(e);
 }
 
 class Progress {
@@ -152,12 +153,128 @@ std::vector<double> sample(const Repetitions& reps, Body&& body) {
   return s;
 }
 
+// ---- a run that outlives a lost CUDA context ---------------------------------------------------
+//
+// After a sticky CUDA error (an illegal address, a trap) nothing more can run in the process. The
+// run then saves what it has done (RunState) beside its results, replaces itself with a fresh
+// process of the same executable and arguments (execv of /proc/self/exe, plus --resume), and the
+// new process goes on with the next variant. The results file lists the processes and the points
+// each ran (meta.processes).
+
+constexpr int kMaxProcesses = 16;  // a run whose context is lost this often gives up on the rest
+
+struct RunState {
+  std::vector<Record> records;
+  json processes = json::array();  // one object per process of this run, in order
+  size_t next_point = 0, next_variant = 0;
+  std::optional<Ceilings> ceilings;  // measured by the run's first process
+  std::string out_dir;
+};
+
+json ceilings_json(const Ceilings& c) {
+  return json{{"read_GBps", c.read_GBps},
+              {"copy_GBps", c.copy_GBps},
+              {"copy_kernel_GBps", c.copy_kernel_GBps},
+              {"memcpy_GBps", c.memcpy_GBps},
+              {"bytes", c.bytes}};
+}
+
+std::string state_path(const std::string& out_dir, const std::string& study) { return out_dir + "/." + study + ".resume.json"; }
+
+void save_state(const RunState& st, const std::string& path) {
+  json j;
+  json recs = json::array();
+  for (const auto& r : st.records) recs.push_back(record_to_json(r));
+  j["records"] = recs;
+  j["processes"] = st.processes;
+  j["next_point"] = st.next_point;
+  j["next_variant"] = st.next_variant;
+  j["ceilings"] = st.ceilings ? ceilings_json(*st.ceilings) : json(nullptr);
+  j["out_dir"] = st.out_dir;
+  write_atomically(path, j.dump() + "\n");
+}
+
+RunState load_state(const std::string& path) {
+  RunState st;
+  try {
+    const json j = json::parse(read_file(path));
+    for (size_t i = 0; i < j.at("records").size(); ++i)
+      st.records.push_back(record_from_json(j["records"][i], "records[" + std::to_string(i) + "]"));
+    st.processes = j.at("processes");
+    st.next_point = j.at("next_point").get<size_t>();
+    st.next_variant = j.at("next_variant").get<size_t>();
+    if (!j.at("ceilings").is_null()) {
+      const json& c = j["ceilings"];
+      Ceilings x;
+      x.read_GBps = c.at("read_GBps"), x.copy_GBps = c.at("copy_GBps"), x.copy_kernel_GBps = c.at("copy_kernel_GBps");
+      x.memcpy_GBps = c.at("memcpy_GBps"), x.bytes = c.at("bytes");
+      st.ceilings = x;
+    }
+    st.out_dir = j.at("out_dir").get<std::string>();
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw UsageError("--resume: " + path + " is not a run's saved state: " + e.what());
+  }
+  return st;
+}
+
+// Replaces this process with a new one of the same executable and arguments plus --resume; returns
+// only if that fails, with the reason.
+std::string restart(int argc, char** argv, const std::string& state) {
+  std::vector<std::string> args;
+  for (int i = 0; i < argc; ++i) {
+    if (std::string(argv[i]) == "--resume" && i + 1 < argc) {
+      ++i;  // the previous process's own --resume
+      continue;
+    }
+    args.emplace_back(argv[i]);
+  }
+  args.emplace_back("--resume");
+  args.push_back(state);
+  std::vector<char*> cargs;
+  for (auto& a : args) cargs.push_back(a.data());
+  cargs.push_back(nullptr);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  cudaDeviceReset();  // best effort: the driver frees the lost context's memory at exec anyway
+  execv("/proc/self/exe", cargs.data());
+  return std::string("execv failed: ") + std::strerror(errno);
+}
+
+// LP_INJECT_FAULT="variant@point:kind[,...]" (the reliability tests): `variant` fails at point
+// index `point` (0-based, in run order) with an injected fault (see gpu.hpp's inject_fault).
+std::map<std::pair<size_t, std::string>, std::string> injected_faults(const RunConfig& cfg) {
+  std::map<std::pair<size_t, std::string>, std::string> faults;
+  const char* env = std::getenv("LP_INJECT_FAULT");
+  if (!env || !*env) return faults;
+  std::stringstream list(env);
+  std::string item;
+  while (std::getline(list, item, ',')) {
+    const size_t at = item.find('@'), colon = item.find(':', at == std::string::npos ? 0 : at);
+    if (at == std::string::npos || colon == std::string::npos)
+      throw UsageError("LP_INJECT_FAULT: '" + item + "' is not variant@point:kind");
+    const std::string variant = item.substr(0, at), kind = item.substr(colon + 1);
+    size_t point = 0;
+    try {
+      point = std::stoul(item.substr(at + 1, colon - at - 1));
+    } catch (const std::exception&) {
+      throw UsageError("LP_INJECT_FAULT: '" + item + "': the point is not a number");
+    }
+    if (std::find(cfg.variants.begin(), cfg.variants.end(), variant) == cfg.variants.end())
+      throw UsageError("LP_INJECT_FAULT: '" + variant + "' is not a variant of this run");
+    if (kind != "launch" && kind != "trap") throw UsageError("LP_INJECT_FAULT: unknown fault kind '" + kind + "' (launch or trap)");
+    faults[{point, variant}] = kind;
+  }
+  return faults;
+}
+
 }  // namespace
 
 int study_main(int argc, char** argv, const Study& study) {
   const std::string prog = "bench " + study.name();
   CLI::App app{study.description(), prog};
-  std::string config_path, out_dir, variants;
+  std::string config_path, out_dir, variants, resume;
   int device = 0;
   bool quick = false, force = false, demo = false, describe = false, print_config = false;
   app.add_option("--config", config_path, "JSON config (default: the study's embedded default config)");
@@ -170,6 +287,8 @@ int study_main(int argc, char** argv, const Study& study) {
   if (study.has_demo())
     app.add_flag("--demo", demo, "Print the reference's demonstrations, checked against the CPU reference");
   app.add_flag("--describe", describe, "Machine-readable study and variant list (for 'bench list')")->group("");
+  // Set by the run itself when it goes on in a fresh process after a lost CUDA context.
+  app.add_option("--resume", resume, "A run's saved state")->group("");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -195,7 +314,9 @@ int study_main(int argc, char** argv, const Study& study) {
   }
 
   RunConfig cfg;
+  RunState state;
   std::string json_path, csv_path;
+  std::map<std::pair<size_t, std::string>, std::string> faults;
   try {
     if (demo) {
       GpuInfo g = open_gpu(device);
@@ -205,11 +326,17 @@ int study_main(int argc, char** argv, const Study& study) {
                               : load_config(read_file(config_path), config_path, study);
     if (!variants.empty()) select_variants(cfg, variants, study);
     if (quick) make_quick(cfg);
+    faults = injected_faults(cfg);
+    if (!resume.empty()) {
+      state = load_state(resume);
+      out_dir = state.out_dir;
+    }
     if (out_dir.empty()) out_dir = "runs/" + study.name() + "-" + utc_now("%Y%m%dT%H%M%SZ");
+    state.out_dir = out_dir;
     json_path = out_dir + "/" + study.name() + ".json";
     csv_path = out_dir + "/" + study.name() + ".csv";
     for (const auto& p : {json_path, csv_path})
-      if (std::filesystem::exists(p) && !force)
+      if (resume.empty() && std::filesystem::exists(p) && !force)
         throw UsageError("--out: " + p + " exists (use --force to overwrite, or another --out)");
   } catch (const UsageError& e) {
     std::cerr << prog << ": " << e.what() << '\n';
@@ -218,13 +345,16 @@ int study_main(int argc, char** argv, const Study& study) {
 
   GpuInfo gpu;
   Ceilings ceil;
+  std::unique_ptr<DeviceMemoryLimit> memory_limit;
   std::unique_ptr<GpuTimer> timer;
   try {
     gpu = open_gpu(device);
     if (gpu.present) {
-      ceil = measure_ceilings(gpu.l2_bytes, free_device_bytes());
+      memory_limit = std::make_unique<DeviceMemoryLimit>(cfg.device_memory_limit);
+      if (!state.ceilings) state.ceilings = measure_ceilings(gpu.l2_bytes, free_device_bytes());
+      ceil = *state.ceilings;
       timer = std::make_unique<GpuTimer>(gpu.l2_bytes);
-    } else {
+    } else if (resume.empty()) {
       std::cerr << prog << ": no GPU (" << gpu.absent_reason << "); running the CPU variants only\n";
     }
   } catch (const UsageError& e) {
@@ -242,46 +372,56 @@ int study_main(int argc, char** argv, const Study& study) {
     return VariantKind::Ours;
   };
 
-  std::vector<Record> records;
+  std::vector<Record>& records = state.records;
+  state.processes.push_back({{"index", state.processes.size()},
+                             {"pid", ::getpid()},
+                             {"first_point", state.next_point},
+                             {"first_variant", state.next_variant},
+                             {"device_free_bytes", gpu.present ? free_device_bytes() : 0}});
   Progress progress(cfg.points.size() * cfg.variants.size());
-  size_t done = 0;
-  bool fatal = false, any_failed = false;
-  std::string fatal_msg;
+  size_t done = records.size();
+  std::string lost;  // why the CUDA context was lost ("" while it works)
+  size_t stop_point = cfg.points.size(), stop_variant = 0;
 
-  for (const auto& params : cfg.points) {
+  auto make_record = [&](const std::string& v, const Params& params) {
+    Record r;
+    r.study = study.name();
+    r.variant = v;
+    r.kind = kind_of(v);
+    r.params = params;
+    return r;
+  };
+
+  for (size_t pi = state.next_point; pi < cfg.points.size() && lost.empty(); ++pi) {
+    const Params& params = cfg.points[pi];
+    const size_t first_variant = pi == state.next_point ? state.next_variant : 0;
     std::unique_ptr<Point> point;
     std::string point_skip;
-    if (!fatal) {
-      try {
-        point = study.make_point(params, cfg.seed, gpu.present);
-      } catch (const std::exception& e) {
-        if (is_oom(e))
-          point_skip = std::string("out of memory generating the inputs: ") + e.what();
-        else if (is_fatal(e))
-          fatal = true, fatal_msg = e.what();
-        else
-          point_skip = e.what();
+    bool point_failed = false;
+    try {
+      point = study.make_point(params, cfg.seed, gpu.present);
+    } catch (const std::exception& e) {
+      const bool usable = !gpu.present || recover_context();
+      if (is_oom(e)) {
+        point_skip = std::string("out of memory generating the inputs: ") + e.what();
+      } else {
+        point_skip = e.what();
+        point_failed = dynamic_cast<const lp::CudaError*>(&e) || !usable;
       }
+      if (!usable) lost = e.what();
     }
-    for (const auto& v : cfg.variants) {
+    for (size_t vi = first_variant; vi < cfg.variants.size(); ++vi) {
+      const std::string& v = cfg.variants[vi];
       progress.show(done++, v + " " + format_params(params));
-      Record r;
-      r.study = study.name();
-      r.variant = v;
-      r.kind = kind_of(v);
-      r.params = params;
+      Record r = make_record(v, params);
       auto skip = [&](const std::string& why) {
         r.status = "skipped";
         r.validation = "skipped";
         r.note = why;
       };
-      if (fatal) {
-        skip("not run: an earlier CUDA error stopped the run");
-        records.push_back(r);
-        continue;
-      }
       if (!point) {
         skip(point_skip);
+        if (point_failed) r.status = "failed";
         records.push_back(r);
         continue;
       }
@@ -291,13 +431,15 @@ int study_main(int argc, char** argv, const Study& study) {
         records.push_back(r);
         continue;
       }
+      auto fault = faults.find({pi, v});
       try {
         point->prepare(v);
         auto once = [&]() -> double {
           if (on_gpu) {
             if (cfg.cold) timer->flush_l2();
             timer->start();
-            point->run(v, timer->stream());
+            if (fault != faults.end()) inject_fault(fault->second, timer->stream());
+            else point->run(v, timer->stream());
             return timer->stop_ms();
           }
           auto t0 = std::chrono::steady_clock::now();
@@ -321,7 +463,6 @@ int study_main(int argc, char** argv, const Study& study) {
           r.note = val.detail;
           if (val.status == Validation::Status::Fail) {
             r.status = "failed";
-            any_failed = true;
             std::cerr << prog << ": VALIDATION FAILED: " << v << " at " << format_params(params) << ": " << val.detail << '\n';
           }
         } else {
@@ -333,26 +474,78 @@ int study_main(int argc, char** argv, const Study& study) {
         r.time.reset();
       } catch (const std::exception& e) {
         r.time.reset();
+        // Whatever failed, a pending non-sticky error is cleared here, so that it cannot be
+        // reported again by the next variant's first checked call.
+        const bool usable = !gpu.present || recover_context();
         if (is_oom(e)) {
           skip(std::string("out of memory: ") + e.what());
         } else {
           r.status = "failed";
           r.validation = "skipped";
           r.note = e.what();
-          any_failed = true;
           std::cerr << prog << ": ERROR: " << v << " at " << format_params(params) << ": " << e.what() << '\n';
-          if (is_fatal(e)) fatal = true, fatal_msg = e.what();
+        }
+        if (!usable) lost = e.what();
+      }
+      // Whatever happened, the variant's buffers go before the next one needs the memory (not
+      // after a lost context: nothing can be freed then, and the process is replaced).
+      if (lost.empty()) {
+        try {
+          point->release(v);
+        } catch (...) {
         }
       }
-      // Whatever happened, the variant's buffers go before the next one needs the memory.
-      try {
-        point->release(v);
-      } catch (...) {
-      }
       records.push_back(r);
+      if (!lost.empty()) {
+        stop_point = pi, stop_variant = vi + 1;
+        break;
+      }
     }
+    if (!lost.empty() && stop_point == cfg.points.size()) stop_point = pi + 1, stop_variant = 0;  // lost making the point
+  }
+  if (stop_point < cfg.points.size() && stop_variant == cfg.variants.size()) ++stop_point, stop_variant = 0;
+
+  std::string aborted;
+  if (!lost.empty()) {
+    state.processes.back()["ended"] = "CUDA context lost: " + lost;
+    state.processes.back()["last_point"] = stop_variant == 0 ? stop_point - 1 : stop_point;
+    if (stop_point < cfg.points.size()) {
+      std::string why;
+      if (static_cast<int>(state.processes.size()) < kMaxProcesses) {
+        state.next_point = stop_point, state.next_variant = stop_variant;
+        const std::string path = state_path(out_dir, study.name());
+        try {
+          save_state(state, path);
+          progress.done();
+          std::cerr << prog << ": the CUDA context was lost (" << lost << "); going on in a fresh process from point " << stop_point
+                    << ", variant " << cfg.variants[stop_variant] << '\n';
+          why = restart(argc, argv, path);
+        } catch (const std::exception& e) {
+          why = e.what();
+        }
+      } else {
+        why = "the CUDA context was lost in " + std::to_string(kMaxProcesses) + " processes";
+      }
+      // No fresh process: the rest is recorded as not run, and the run ends here.
+      aborted = lost + " (" + why + ")";
+      for (size_t pi = stop_point; pi < cfg.points.size(); ++pi)
+        for (size_t vi = pi == stop_point ? stop_variant : 0; vi < cfg.variants.size(); ++vi) {
+          Record r = make_record(cfg.variants[vi], cfg.points[pi]);
+          r.status = "skipped";
+          r.validation = "skipped";
+          r.note = "not run: the CUDA context was lost and no fresh process could go on (" + why + ")";
+          records.push_back(r);
+        }
+    }
+  } else {
+    state.processes.back()["ended"] = "completed";
+    state.processes.back()["last_point"] = cfg.points.empty() ? 0 : cfg.points.size() - 1;
   }
   progress.done();
+  if (!resume.empty()) {
+    std::error_code ec;
+    std::filesystem::remove(resume, ec);  // the saved state has served; a failure to remove it is harmless
+  }
 
   json meta;
   meta["study"] = study.name();
@@ -363,6 +556,7 @@ int study_main(int argc, char** argv, const Study& study) {
                          {"budget_ms", cfg.reps.budget_ms}, {"target_rsd", cfg.reps.target_rsd}};
   meta["cache"] = cfg.cold ? "cold" : "hot";
   meta["validate"] = cfg.validate;
+  if (cfg.device_memory_limit > 0) meta["device_memory_limit"] = cfg.device_memory_limit;
   meta["git_commit"] = LP_GIT_COMMIT;
   meta["date"] = utc_now("%Y-%m-%dT%H:%M:%SZ");
   meta["gpu"] = gpu_json(gpu);
@@ -371,19 +565,18 @@ int study_main(int argc, char** argv, const Study& study) {
   meta["cccl"] = gpu.present ? gpu.cccl_version : "";
   meta["host"] = {{"cpu", host_cpu()}, {"cores", std::thread::hardware_concurrency()}};
   std::string cmd;
-  for (int i = 0; i < argc; ++i) cmd += (i ? " " : "") + std::string(argv[i]);
+  for (int i = 0; i < argc; ++i) {
+    if (std::string(argv[i]) == "--resume" && i + 1 < argc) break;  // the restart's own arguments come last
+    cmd += (i ? " " : "") + std::string(argv[i]);
+  }
   meta["command"] = cmd;
-  if (fatal) meta["aborted"] = fatal_msg;
+  meta["processes"] = state.processes;
+  if (!aborted.empty()) meta["aborted"] = aborted;
 
   json doc;
   doc["schema_version"] = kSchemaVersion;
   doc["meta"] = meta;
-  doc["ceilings"] = gpu.present ? json{{"read_GBps", ceil.read_GBps},
-                                       {"copy_GBps", ceil.copy_GBps},
-                                       {"copy_kernel_GBps", ceil.copy_kernel_GBps},
-                                       {"memcpy_GBps", ceil.memcpy_GBps},
-                                       {"bytes", ceil.bytes}}
-                                : json(nullptr);
+  doc["ceilings"] = gpu.present ? ceilings_json(ceil) : json(nullptr);
   json recs = json::array();
   for (const auto& r : records) recs.push_back(record_to_json(r));
   doc["records"] = recs;
@@ -392,6 +585,9 @@ int study_main(int argc, char** argv, const Study& study) {
   if (gpu.present)
     std::cout << fmt::format("ceilings on {}: read {:.0f} GB/s; copy {:.0f} GB/s (read+write; kernel {:.0f}, cudaMemcpy {:.0f})\n",
                              gpu.name, ceil.read_GBps, ceil.copy_GBps, ceil.copy_kernel_GBps, ceil.memcpy_GBps);
+  if (state.processes.size() > 1)
+    std::cout << fmt::format("ran in {} processes: the CUDA context was lost {} time(s) (meta.processes)\n", state.processes.size(),
+                             state.processes.size() - 1);
   try {
     write_atomically(json_path, doc.dump(1) + "\n");
     write_atomically(csv_path, records_to_csv(records));
@@ -400,8 +596,9 @@ int study_main(int argc, char** argv, const Study& study) {
     std::cerr << prog << ": " << e.what() << '\n';
     return 1;
   }
-  if (fatal) std::cerr << prog << ": run stopped after a CUDA error: " << fatal_msg << '\n';
-  return any_failed || fatal ? 1 : 0;
+  if (!aborted.empty()) std::cerr << prog << ": run stopped after a CUDA error: " << aborted << '\n';
+  const bool any_failed = std::any_of(records.begin(), records.end(), [](const Record& r) { return r.status == "failed"; });
+  return any_failed || !aborted.empty() ? 1 : 0;
 }
 
 }  // namespace harness

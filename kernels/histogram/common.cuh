@@ -77,32 +77,13 @@ inline void merge_partials(const std::uint32_t* partials, int sets, std::uint32_
 inline std::size_t partials_bytes(std::int64_t sets, std::uint32_t bins) { return std::size_t(sets) * bins * sizeof(std::uint32_t); }
 
 // Resident blocks per SM: the tuning's, else `fallback`, capped by what the occupancy calculator
-// allows (so a thesis default of 3 never over-subscribes a smaller device). Queried once per
-// (kernel, threads, smem): a host call inside the timed region would count as GPU time.
+// allows (so a thesis default of 3 never over-subscribes a smaller device). The query is
+// remembered per (device, kernel, threads, smem) by the launch cache.
 template <class Kernel>
 int resident_blocks(Kernel kernel, int threads, std::size_t smem, const Tuning& t, int fallback) {
-  static Kernel cached_kernel = nullptr;
-  static int cached_threads = -1, cached = 0;
-  static std::size_t cached_smem = 0;
-  if (cached_kernel != kernel || cached_threads != threads || cached_smem != smem) {
-    LP_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cached, kernel, threads, smem));
-    cached_kernel = kernel, cached_threads = threads, cached_smem = smem;
-  }
-  const int want = t.blocks_per_sm > 0 ? t.blocks_per_sm : fallback > 0 ? fallback : cached;
-  return std::max(1, std::min(want, std::max(cached, 1)));
-}
-
-// Above 48 KiB of dynamic shared memory a kernel must opt in. Remembered for the last kernel of
-// this signature, so the timed launches of one variant do not repeat the call.
-template <class Kernel>
-void allow_shared(Kernel kernel, std::size_t bytes) {
-  static Kernel last = nullptr;
-  static std::size_t allowed = 0;
-  if (bytes <= 48 * 1024) return;
-  if (last != kernel || bytes > allowed) {
-    LP_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-    last = kernel, allowed = bytes;
-  }
+  const int fit = lp::max_active_blocks(kernel, threads, smem);
+  const int want = t.blocks_per_sm > 0 ? t.blocks_per_sm : fallback > 0 ? fallback : fit;
+  return std::max(1, std::min(want, std::max(fit, 1)));
 }
 
 inline std::string need_u8_256(std::uint32_t bins, bool u8, std::uint32_t max_bins = 256) {

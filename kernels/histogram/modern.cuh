@@ -161,9 +161,8 @@ static __global__ void __launch_bounds__(1024) cluster_histogram_kernel(const st
 // The launch of one cluster pass: the plan and the launch set-up are the multireduce study's
 // (kernels/multireduce/cluster_privatized.cuh) for 32-bit buckets. Returns the blocks of one wave
 // of resident clusters.
-struct ClusterHistogramTag {};
 inline int cluster_grid(const multireduce::ClusterPlan& p, cudaLaunchConfig_t& cfg, cudaLaunchAttribute* attr) {
-  return multireduce::cluster_wave<ClusterHistogramTag>(cluster_histogram_kernel, p, cfg, attr) * p.cluster;
+  return multireduce::cluster_wave(cluster_histogram_kernel, p, cfg, attr) * p.cluster;
 }
 
 }  // namespace modern_detail
@@ -184,7 +183,7 @@ void block_privatized(const T* samples, std::int64_t n, std::uint32_t bins, std:
   const int r_log2 = copies_log2(bins), threads = t.threads > 0 ? t.threads : kDefaultThreads;
   const std::size_t smem = (std::size_t(bins) << r_log2) * 4;
   auto kernel = block_privatized_kernel<T>;
-  allow_shared(kernel, smem);
+  lp::allow_dynamic_shared(kernel, smem);
   const int grid = grid_for(ceil_div(n, 16 / sizeof(T)), threads, resident_blocks(kernel, threads, smem, t, 0));
   kernel<<<grid, threads, smem, s>>>(samples, n, bins, r_log2, out);
   LP_CUDA_LAUNCH("block_privatized_kernel");

@@ -103,32 +103,23 @@ __global__ void __launch_bounds__(1024) cluster_privatized_kernel(const std::uin
 
 // Fills the launch configuration of a cluster kernel for plan `p` and returns how many clusters
 // are resident at once (the grid is one wave of them; the kernel strides over the input). The
-// attribute calls and the occupancy query are remembered per Tag (one per kernel instance): a host
-// call inside the timed region would count as GPU time. Shared with the histogram study.
-template <class Tag, class Kernel>
+// opt-ins and the occupancy query are remembered per (device, kernel, cluster, threads, smem) by
+// the launch cache: a host call inside the timed region would count as GPU time. Shared with the
+// histogram study.
+template <class Kernel>
 int cluster_wave(Kernel kernel, const ClusterPlan& p, cudaLaunchConfig_t& cfg, cudaLaunchAttribute* attr) {
-  static int cached_cluster = 0, cached_threads = 0, cached_clusters = 0;
-  static std::size_t cached_smem = 0;
   attr[0].id = cudaLaunchAttributeClusterDimension;
   attr[0].val.clusterDim.x = p.cluster, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
   cfg.blockDim = dim3(p.threads);
   cfg.dynamicSmemBytes = p.smem;
   cfg.attrs = attr;
   cfg.numAttrs = 1;
-  cfg.gridDim = dim3(p.cluster * 1024);  // an upper bound for the occupancy query
-  if (cached_cluster != p.cluster || cached_threads != p.threads || cached_smem != p.smem) {
-    LP_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(p.smem)));
-    if (p.cluster > 8) LP_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-    LP_CUDA(cudaOccupancyMaxActiveClusters(&cached_clusters, kernel, &cfg));
-    if (cached_clusters < 1) throw std::invalid_argument("cluster_privatized: a cluster of " + std::to_string(p.cluster) + " does not fit");
-    cached_cluster = p.cluster, cached_threads = p.threads, cached_smem = p.smem;
-  }
-  return cached_clusters;
+  return lp::max_active_clusters(kernel, p.cluster, p.threads, p.smem);
 }
 
 template <class Op>
 int cluster_grid(const ClusterPlan& p, cudaLaunchConfig_t& cfg, cudaLaunchAttribute* attr) {
-  return cluster_wave<Op>(cluster_privatized_kernel<Op>, p, cfg, attr);
+  return cluster_wave(cluster_privatized_kernel<Op>, p, cfg, attr);
 }
 
 template <class T>

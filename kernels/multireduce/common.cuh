@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "../common/cuda_check.cuh"
+#include "../common/launch_cache.cuh"
 #include "operators.hpp"
 
 namespace lp::multireduce {
@@ -24,22 +25,11 @@ struct Tuning {
   enum class Transpose { Padded, Segment, Baxter } transpose = Transpose::Padded;  // Alg 4.7 / 4.6 / 4.5
 };
 
-// One attribute of the current device, queried once per process: launchers size grids with these
-// inside timed regions, where a driver call would count as GPU time.
-template <cudaDeviceAttr A>
-inline int device_attribute() {
-  static int value = [] {
-    int dev = 0, v = 0;
-    LP_CUDA(cudaGetDevice(&dev));
-    LP_CUDA(cudaDeviceGetAttribute(&v, A, dev));
-    return v;
-  }();
-  return value;
-}
-
-inline int sm_count() { return device_attribute<cudaDevAttrMultiProcessorCount>(); }
-inline std::size_t max_shared_per_block() { return std::size_t(device_attribute<cudaDevAttrMaxSharedMemoryPerBlockOptin>()); }
-inline std::size_t l2_bytes() { return std::size_t(device_attribute<cudaDevAttrL2CacheSize>()); }
+// Device facts launchers size grids with inside timed regions (where a driver call would count as
+// GPU time): remembered per device by the launch cache.
+inline int sm_count() { return lp::device_attribute(cudaDevAttrMultiProcessorCount); }
+inline std::size_t max_shared_per_block() { return std::size_t(lp::device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin)); }
+inline std::size_t l2_bytes() { return std::size_t(lp::device_attribute(cudaDevAttrL2CacheSize)); }
 
 inline int label_bits(std::uint32_t m) {
   int b = 0;

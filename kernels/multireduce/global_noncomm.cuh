@@ -109,7 +109,7 @@ void launch(const std::uint32_t* labels, const typename Op::value_type* values, 
   using T = typename Op::value_type;
   const std::size_t smem = transpose_buffer_bytes<T>(S, g.n_items, g.threads) + transpose_buffer_bytes<std::uint32_t>(S, g.n_items, g.threads);
   auto kernel = global_noncomm_kernel<Op, S>;
-  if (smem > 48 * 1024) LP_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  lp::allow_dynamic_shared(kernel, smem);
   kernel<<<g.blocks, g.threads, smem, stream>>>(labels, values, n, m, g.seg_len, g.n_items, buckets);
   LP_CUDA_LAUNCH("global_noncomm_kernel");
 }

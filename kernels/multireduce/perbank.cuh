@@ -145,24 +145,12 @@ inline int threads_for(std::uint32_t n_buckets, const Tuning& tuning) {
   return tuning.threads > 0 ? tuning.threads : default_threads(n_buckets);
 }
 
-// Above 48 KiB of dynamic shared memory a kernel must opt in. `allowed` is the caller's per-kernel
-// memory of what it already allowed, so the timed launches do not repeat the call.
-template <class Kernel>
-void allow_shared(Kernel kernel, std::size_t bytes, std::size_t& allowed) {
-  if (bytes > std::max<std::size_t>(allowed, 48 * 1024)) {
-    LP_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-    allowed = bytes;
-  }
-}
-
 // Resident blocks per SM: the tuning's, or as many as registers, threads and shared memory allow
 // (the thesis: "choose nBlocks for best performance", i.e. fill the GPU).
 template <class Kernel>
 int blocks_per_sm(Kernel kernel, int threads, std::size_t smem, const Tuning& tuning) {
   if (tuning.blocks_per_sm > 0) return tuning.blocks_per_sm;
-  int b = 0;
-  LP_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, kernel, threads, smem));
-  return std::max(1, b);
+  return std::max(1, lp::max_active_blocks(kernel, threads, smem));
 }
 
 // Why per-bank sets of n_buckets buckets cannot run, or "".
@@ -182,8 +170,7 @@ void launch_range(const std::uint32_t* labels, const typename Op::value_type* va
   using T = typename Op::value_type;
   const std::size_t smem = shared_bytes(n_buckets, sizeof(T));
   auto kernel = perbank_kernel<Op, Filter>;
-  static std::size_t allowed = 0;  // one per instantiation, i.e. per kernel
-  allow_shared(kernel, smem, allowed);
+  lp::allow_dynamic_shared(kernel, smem);
   const int grid = grid_for(ceil_div(n, 2 * kPairs), threads, blocks_per_sm(kernel, threads, smem, tuning));
   kernel<<<grid, threads, smem, stream>>>(labels, values, n, base, n_buckets, out);
   LP_CUDA_LAUNCH("perbank_kernel");

@@ -142,8 +142,7 @@ void perbank_sort_extension(const std::uint32_t* labels, const typename Op::valu
   const int threads = pb::threads_for(nb, tuning);
   const std::size_t smem = pb::shared_bytes(nb, sizeof(T));
   auto kernel = d::perbank_sort_extension_kernel<Op>;
-  static std::size_t allowed = 0;  // one per instantiation, i.e. per kernel
-  pb::allow_shared(kernel, smem, allowed);
+  lp::allow_dynamic_shared(kernel, smem);
   const int grid = grid_for(ceil_div(n, 2 * pb::kPairs), threads, pb::blocks_per_sm(kernel, threads, smem, tuning));
   const std::int64_t part = ceil_div(n, grid);
   kernel<<<grid, threads, smem, stream>>>(in_labels, in_values, n, part, offsets, m, out);

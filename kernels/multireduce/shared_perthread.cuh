@@ -20,8 +20,8 @@ constexpr int kDefaultItems = 8;  // the thesis's multiples of 8 (Fig 4.13)
 constexpr int kBatch = 8;         // inputs a thread loads into registers before its updates (TRISH)
 constexpr std::size_t kMaxPartialBytes = std::size_t(4) << 30;
 
-inline std::size_t shared_per_sm() { return std::size_t(device_attribute<cudaDevAttrMaxSharedMemoryPerMultiprocessor>()); }
-inline std::size_t reserved_shared_per_block() { return std::size_t(device_attribute<cudaDevAttrReservedSharedMemoryPerBlock>()); }
+inline std::size_t shared_per_sm() { return std::size_t(lp::device_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor)); }
+inline std::size_t reserved_shared_per_block() { return std::size_t(lp::device_attribute(cudaDevAttrReservedSharedMemoryPerBlock)); }
 
 struct Grid {
   int threads = 0, blocks = 0, n_items = 0;
@@ -145,16 +145,11 @@ __global__ void __launch_bounds__(1024) shared_perthread_comm_kernel(const std::
   }
 }
 
-template <class Kernel>
-void allow_shared(Kernel kernel, std::size_t bytes) {
-  if (bytes > 48 * 1024) LP_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-}
-
 template <class Op, Tuning::Transpose S>
 void launch_noncomm(const std::uint32_t* labels, const typename Op::value_type* values, std::int64_t n, std::uint32_t m,
                     typename Op::value_type* partials, const Grid& g, cudaStream_t stream) {
   auto kernel = shared_perthread_noncomm_kernel<Op, S>;
-  allow_shared(kernel, g.smem);
+  lp::allow_dynamic_shared(kernel, g.smem);
   kernel<<<g.blocks, g.threads, g.smem, stream>>>(labels, values, n, m, g.seg_len, g.n_items, partials);
   LP_CUDA_LAUNCH("shared_perthread_noncomm_kernel");
 }
@@ -203,7 +198,7 @@ void shared_perthread_comm(const std::uint32_t* labels, const typename Op::value
   const Grid g = grid(n, m, sizeof(T), t, false);
   fill(out, m, Op::identity(), stream);
   auto kernel = shared_perthread_comm_kernel<Op>;
-  allow_shared(kernel, g.smem);
+  lp::allow_dynamic_shared(kernel, g.smem);
   kernel<<<g.blocks, g.threads, g.smem, stream>>>(labels, values, n, m, out);
   LP_CUDA_LAUNCH("shared_perthread_comm_kernel");
 }

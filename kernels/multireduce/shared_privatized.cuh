@@ -143,13 +143,9 @@ void shared_privatized_launch(const SharedPrivatizedPlan& p, const std::uint32_t
                               std::int64_t n, std::uint32_t m, typename Op::value_type* out, void* scratch, cudaStream_t s) {
   using T = typename Op::value_type;
   auto run = [&](auto kernel) {
-    // Raised once per kernel to the largest size asked for: a driver call in the timed region
-    // would count as GPU time.
-    static std::size_t allowed = 0;
-    if (p.smem > allowed) {
-      LP_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(p.smem)));
-      allowed = p.smem;
-    }
+    // Keyed on the kernel's address: the two instances (partials or not) share one type, and a
+    // limit remembered per type once let one launch without its opt-in (issue 20).
+    lp::allow_dynamic_shared(kernel, p.smem);
     kernel<<<p.blocks, p.threads, p.smem, s>>>(labels, values, n, m, p.parts, p.span, out, static_cast<T*>(scratch));
     LP_CUDA_LAUNCH("shared_privatized_kernel");
   };

@@ -197,29 +197,19 @@ void sort_shared_dispatch(const Tuning& t, F&& f) {
 }
 
 // Shared memory of one shape; the large ones (512 x 16 with 8-byte values) need the opt-in above
-// the 48 KiB default, set once per kernel.
+// the 48 KiB default (made once per device and kernel by the launch cache).
 template <class Op, int THREADS, int ITEMS, bool TRANSPOSED>
 std::size_t sort_shared_smem() {
-  static const std::size_t bytes = [] {
-    const std::size_t b = sizeof(typename SortSharedTypes<Op, THREADS, ITEMS>::Storage);
-    if (b > 48 * 1024)
-      LP_CUDA(cudaFuncSetAttribute(sort_shared_kernel<Op, THREADS, ITEMS, TRANSPOSED>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   static_cast<int>(b)));
-    return b;
-  }();
+  const std::size_t bytes = sizeof(typename SortSharedTypes<Op, THREADS, ITEMS>::Storage);
+  lp::allow_dynamic_shared(sort_shared_kernel<Op, THREADS, ITEMS, TRANSPOSED>, bytes);
   return bytes;
 }
 
-// Resident blocks per SM of one shape (registers and shared memory decide), asked once.
+// Resident blocks per SM of one shape (registers and shared memory decide).
 template <class Op, int THREADS, int ITEMS, bool TRANSPOSED>
 int sort_shared_occupancy() {
-  static const int per_sm = [] {
-    int k = 0;
-    LP_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k, sort_shared_kernel<Op, THREADS, ITEMS, TRANSPOSED>, THREADS,
-                                                          sort_shared_smem<Op, THREADS, ITEMS, TRANSPOSED>()));
-    return std::max(1, k);
-  }();
-  return per_sm;
+  return std::max(1, lp::max_active_blocks(sort_shared_kernel<Op, THREADS, ITEMS, TRANSPOSED>, THREADS,
+                                           sort_shared_smem<Op, THREADS, ITEMS, TRANSPOSED>()));
 }
 
 // Bucket sets = blocks. Thesis: one tile per block. Default here: one resident wave (occupancy x

@@ -77,15 +77,8 @@ WarpOrderedPlan warp_ordered_plan(std::int64_t n, std::uint32_t m, const Tuning&
   if (p.threads % 32 || smem > max_shared_per_block()) return p;
   p.smem = smem;
   // Resident blocks per SM at this shared-memory size: the grid is one wave.
-  static std::size_t cached_smem = 0;
-  static int cached_threads = 0, cached_per_sm = 0;
-  if (smem != cached_smem || p.threads != cached_threads) {
-    auto kernel = warp_ordered_kernel<Op>;
-    LP_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(std::max<std::size_t>(smem, 1))));
-    LP_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&cached_per_sm, kernel, p.threads, smem));
-    cached_smem = smem, cached_threads = p.threads;
-  }
-  int per_sm = t.blocks_per_sm > 0 ? std::min(t.blocks_per_sm, cached_per_sm) : cached_per_sm;
+  const int fit = lp::max_active_blocks(warp_ordered_kernel<Op>, p.threads, smem);
+  int per_sm = t.blocks_per_sm > 0 ? std::min(t.blocks_per_sm, fit) : fit;
   p.blocks = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(std::int64_t(sm_count()) * std::max(1, per_sm),
                                                                               ceil_div(n, std::int64_t(p.threads) * 4))));
   return p;

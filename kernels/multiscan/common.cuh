@@ -29,17 +29,6 @@ struct Tuning : multireduce::Tuning {
   std::uint32_t partials_switch = 1024;  // Alg 5.2 add-back: partials in shared below this m, else global
 };
 
-// Raises a kernel's dynamic shared-memory limit above the default 48 KiB once (per kernel and size),
-// so that timed runs make no driver call for it.
-template <class Kernel>
-void raise_shared_limit(Kernel kernel, std::size_t bytes) {
-  static std::map<const void*, std::size_t> raised;  // one map per kernel signature, keyed by kernel
-  std::size_t& done = raised[reinterpret_cast<const void*>(kernel)];
-  if (bytes <= 48 * 1024 || bytes <= done) return;
-  LP_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
-  done = bytes;
-}
-
 // The inverse of SegmentTransposer::stage: thread t's k-th item of this step sits at slot(k) of
 // `buf`; every existing item goes back to its global position, consecutive threads writing
 // consecutive addresses of one chunk. All threads of the block call it after a __syncthreads().

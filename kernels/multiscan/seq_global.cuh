@@ -83,7 +83,7 @@ void seq_global(const std::uint32_t* labels, const typename Op::value_type* valu
     const std::size_t smem = multireduce::transpose_buffer_bytes<T>(S, g.n_items, g.threads) +
                              multireduce::transpose_buffer_bytes<std::uint32_t>(S, g.n_items, g.threads);
     auto kernel = seq_global_kernel<Op, S>;
-    raise_shared_limit(kernel, smem);
+    lp::allow_dynamic_shared(kernel, smem);
     kernel<<<g.blocks, g.threads, smem, stream>>>(labels, values, n, m, g.seg_len, g.n_items, inclusive, out, buckets);
     LP_CUDA_LAUNCH("seq_global_kernel");
   });

@@ -49,7 +49,7 @@ void seq_shared(const std::uint32_t* labels, const typename Op::value_type* valu
   dispatch_transpose(t.transpose, [&](auto s) {
     constexpr auto S = decltype(s)::value;
     auto kernel = seq_shared_kernel<Op, S>;
-    raise_shared_limit(kernel, g.smem);
+    lp::allow_dynamic_shared(kernel, g.smem);
     kernel<<<g.blocks, g.threads, g.smem, stream>>>(labels, values, n, m, g.seg_len, g.n_items, inclusive, out, partials);
     LP_CUDA_LAUNCH("seq_shared_kernel");
   });

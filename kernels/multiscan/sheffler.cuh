@@ -171,7 +171,7 @@ void sheffler(const std::uint32_t* labels, const typename Op::value_type* values
   unsigned char* recs = p.global_recs ? reinterpret_cast<unsigned char*>(at) : nullptr;
   at += align256(p.global_recs ? std::size_t(p.blocks) * recs_bytes<T>(p.global_recs) : 0);
   auto kernel = sheffler_kernel<Op, Published>;
-  raise_shared_limit(kernel, p.smem);
+  lp::allow_dynamic_shared(kernel, p.smem);
   kernel<<<p.blocks, p.side, p.smem, stream>>>(labels, values, n, m, inclusive, p.staged, out, partials, recs);
   LP_CUDA_LAUNCH("sheffler_kernel");
   const std::int64_t seg_len = std::int64_t(p.side) * p.side;

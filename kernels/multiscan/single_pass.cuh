@@ -341,7 +341,7 @@ void single_pass(const std::uint32_t* labels, const typename Op::value_type* val
   LP_CUDA(cudaMemsetAsync(status, 0, std::size_t(p.tiles + 1) * sizeof(unsigned), stream));
   if (words) LP_CUDA(cudaMemsetAsync(words, 0, std::size_t(p.tiles) * m * sizeof(unsigned long long), stream));
   auto launch = [&](auto kernel) {
-    raise_shared_limit(kernel, p.smem);
+    lp::allow_dynamic_shared(kernel, p.smem);
     kernel<<<static_cast<unsigned>(p.tiles), p.threads, p.smem, stream>>>(labels, values, n, m, inclusive, out, status, aggregates, prefixes, words);
     LP_CUDA_LAUNCH("single_pass_kernel");
   };

@@ -115,25 +115,17 @@ __global__ void __launch_bounds__(THREADS)
   }
 }
 
+// Shared memory of one shape, with the opt-in above 48 KiB made (once per device and kernel).
 template <class Op, int THREADS, int ITEMS>
 std::size_t smem() {
-  static const std::size_t bytes = [] {
-    const std::size_t b = sizeof(typename Types<Op, THREADS, ITEMS>::Storage);
-    if (b > 48 * 1024)
-      LP_CUDA(cudaFuncSetAttribute(sort_shared_kernel<Op, THREADS, ITEMS>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(b)));
-    return b;
-  }();
+  const std::size_t bytes = sizeof(typename Types<Op, THREADS, ITEMS>::Storage);
+  lp::allow_dynamic_shared(sort_shared_kernel<Op, THREADS, ITEMS>, bytes);
   return bytes;
 }
 
 template <class Op, int THREADS, int ITEMS>
 int occupancy() {
-  static const int per_sm = [] {
-    int k = 0;
-    LP_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k, sort_shared_kernel<Op, THREADS, ITEMS>, THREADS, smem<Op, THREADS, ITEMS>()));
-    return std::max(1, k);
-  }();
-  return per_sm;
+  return std::max(1, lp::max_active_blocks(sort_shared_kernel<Op, THREADS, ITEMS>, THREADS, smem<Op, THREADS, ITEMS>()));
 }
 
 struct Plan {

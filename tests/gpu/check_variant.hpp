@@ -25,6 +25,10 @@ inline VariantOutcome check_variant(harness::Point& point, const std::string& na
   } catch (const harness::OutOfMemory&) {
     point.release(name);
     return VariantOutcome::NotRun;
+  } catch (const std::exception& e) {  // a variant's set-up failed: a finding, not the end of the test
+    CHECK_MSG(false, where << ": prepare: " << e.what());
+    point.release(name);
+    return VariantOutcome::Failed;
   }
   VariantOutcome out = VariantOutcome::Failed;
   try {

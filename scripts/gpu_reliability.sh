@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (through the device tool) over binaries built here for sm_90: the
+# reliability suite of issue 20, in phases named as arguments (each logs to $OUT/<phase>.log):
+#   tests     the GPU tests, the four fuzz tests, the out-of-memory and restart tests
+#   issue     the issue's reproduction config (configs/reliability/multireduce_issue20.json)
+#   order     the order tests of the four GPU studies
+#   sanitize  memcheck and racecheck: the fuzz tests (quick), the order tests at small sizes, the
+#             out-of-memory test at small sizes
+# Binaries: .device/carry/bin.tar.xz (scripts/pack_bin.sh: stripped, packed to fit the 64 MiB
+# carry) when present, else build/bin.
+# Result files go to $OUT/results.tgz.
+set -u
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+if [ -f .device/carry/bin.tar.xz ]; then
+  mkdir -p /tmp/lp && tar xJf .device/carry/bin.tar.xz -C /tmp/lp && BIN=/tmp/lp/bin
+else
+  BIN=build/bin
+fi
+RES=${RES:-/tmp/results}
+mkdir -p "$RES"
+T=${TEST_TIMEOUT:-600}
+status=0
+step() { echo "== $*"; local t0=$SECONDS; "$@"; local rc=$?; echo "-- exit $rc ($((SECONDS - t0)) s)"; [ $rc -eq 0 ] || [ $rc -eq 77 ] || status=1; }
+REL="python3 tests/reliability.py"
+GPU_STUDIES="multireduce multiscan histogram sortedsearch"
+
+phase_tests() {
+  export LP_IMAGE_DIR=/tmp/images
+  python3 scripts/make_images.py "$LP_IMAGE_DIR" >/dev/null 2>&1 || echo "(no images: the histogram test skips them)"
+  for t in multireduce multiscan histogram sortedsearch; do step timeout "$T" "$BIN/test_gpu_$t"; done
+  for s in $GPU_STUDIES; do step timeout "$T" "$BIN/test_gpu_fuzz" "$s"; done
+  step timeout "$T" $REL oom --bin "$BIN" --config configs/reliability/oom_multireduce.json --too-big 2^28
+  step timeout "$T" $REL restart --bin "$BIN" --config configs/reliability/restart_multireduce.json \
+    --faults shared_privatized@1:trap,auto@2:launch,global_atomics@0:launch --work "$RES/restart"
+}
+
+phase_issue() {
+  step timeout "$T" "$BIN/bench" multireduce --config configs/reliability/multireduce_issue20.json --out "$RES/issue20" --force
+}
+
+phase_order() {
+  for s in $GPU_STUDIES; do step timeout "$T" $REL order --gpu --bin "$BIN" --config "configs/reliability/order_$s.json"; done
+}
+
+phase_sanitize() {
+  for tool in memcheck racecheck; do
+    local skip=""
+    [ $tool = racecheck ] && skip=podlozhnyuk256  # its software tagging races by design (thesis 4.3.1)
+    for s in $GPU_STUDIES; do
+      step env LP_GPU_TEST_QUICK=1 LP_GPU_TEST_SKIP=$skip timeout "$T" compute-sanitizer --tool $tool --error-exitcode 3 "$BIN/test_gpu_fuzz" "$s"
+    done
+    for s in $GPU_STUDIES; do
+      step env LP_BENCH_WRAPPER="compute-sanitizer --tool $tool --error-exitcode 3" timeout "$T" \
+        $REL order --gpu --bin "$BIN" --config "configs/reliability/order_$s.json" --max-size 2^17 --skip "$skip"
+    done
+    step env LP_BENCH_WRAPPER="compute-sanitizer --tool $tool --error-exitcode 3" timeout "$T" \
+      $REL oom --bin "$BIN" --config configs/reliability/oom_multireduce_small.json --too-big 2^26
+  done
+}
+
+echo "== device"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+for phase in "$@"; do
+  echo "#### phase $phase"
+  "phase_$phase" > >(tee "$OUT/$phase.log") 2>&1  # not a pipe: step's status must survive
+done
+tar czf "$OUT/results.tgz" -C "$RES" .
+echo "== overall exit $status"
+exit $status

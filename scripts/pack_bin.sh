@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Packs the GPU machine's executables (the bench front end, every study, the GPU tests) from
+# build/bin, stripped and xz-compressed, into .device/carry/bin.tar.xz (ignored by git): build/bin
+# itself exceeds the device tool's 64 MiB carry. scripts/gpu_reliability.sh unpacks it there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/bin" .device/carry
+cp build/bin/bench build/bin/bench-* build/bin/test_gpu_* "$stage/bin/"
+strip "$stage/bin/"*
+tar cJf .device/carry/bin.tar.xz -C "$stage" bin
+ls -l .device/carry/bin.tar.xz

@@ -1,0 +1,122 @@
+// GPU fuzz tests of the four GPU studies (issue 20): `test_gpu_fuzz <study>` draws random points
+// (sizes 0 and 1 where the study allows them, odd sizes, sizes at and around the tiles, blocks,
+// chunks, waves and shared-memory capacities the variants use; random m, distributions, operators,
+// types and knobs) and runs every GPU variant on each, validated against the CPU reference.
+// Exit 77 (CTest: skipped) without a GPU; fuzz.hpp says how to replay a case.
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "apps/histogram/histogram_study.hpp"
+#include "apps/multireduce/multireduce_study.hpp"
+#include "apps/multiscan/multiscan_study.hpp"
+#include "apps/sortedsearch/sortedsearch_study.hpp"
+#include "fuzz.hpp"
+
+namespace lp::multireduce_study { const char* const kDefaultConfig = "{}"; }
+namespace lp::multiscan_study { const char* const kDefaultConfig = "{}"; }
+namespace lp::histogram_study { const char* const kDefaultConfig = "{}"; }
+namespace lp::sortedsearch_study { const char* const kDefaultConfig = "{}"; }
+
+using harness::Params;
+using harness::Value;
+using I = std::int64_t;
+
+namespace {
+
+constexpr I kSms = 132;  // H100; other GPUs' waves fall elsewhere, which random sizes cover
+
+// Inputs: vector widths, warp steps (64 quads), the thesis kernels' tiles (384 x 8, 256 x 8,
+// 192 x 63 x 4), single_pass's 512 x 32 tile, whole-GPU waves of 1024-thread blocks.
+const std::vector<I> kLabelN = {4, 32, 64, 128, 256, 1024, 2048, 3072, 4096, 8192, 16384, 1 << 15, 48384, 1 << 16, 1 << 17,
+                                kSms * 1024, kSms * 2048, kSms * 4096, 1 << 20, kSms * 8192, 1 << 21, 1 << 22};
+// Buckets: warp and bank widths, the thresholds of auto and of the partials' placement, what one
+// block's shared memory holds of 4- and 8-byte buckets, up to where sorting takes over.
+const std::vector<I> kLabelM = {1, 2, 8, 16, 32, 64, 256, 1024, 2048, 4096, 8192, 1 << 14, 28672, 29056, 56832, 58112, 1 << 16, 1 << 17,
+                                1 << 18, 1 << 20};
+
+const std::vector<std::string> kDistributions = {"uniform", "degenerate", "sorted", "zipf"};
+
+void draw_labels(FuzzRng& r, Params& p, bool quick) {
+  p["n"] = r.size(1, quick ? 1 << 15 : 1 << 22, kLabelN);
+  const I m_max = quick ? 1 << 12 : r.chance(0.05) ? 1 << 24 : (1 << 20) + 3;
+  p["m"] = r.size(1, m_max, kLabelM);
+  p["distribution"] = r.pick(kDistributions);
+  p["zipf_s"] = r.pick(std::vector<double>{0.6, 1.0, 1.5, 2.5});
+}
+
+// One knob of the values the GPU tests exercise, on about one case in six.
+void draw_knob(FuzzRng& r, Params& p, const std::vector<std::pair<std::string, std::vector<Value>>>& knobs) {
+  if (!r.chance(1.0 / 6)) return;
+  const auto& [name, values] = r.pick(knobs);
+  p[name] = r.pick(values);
+}
+
+void draw_multireduce(FuzzRng& r, Params& p, bool quick) {
+  draw_labels(r, p, quick);
+  const auto& [op, type] = r.pick(std::vector<std::pair<std::string, std::string>>{
+      {"add", "int32"}, {"add", "int32"}, {"add", "int64"}, {"add", "float32"}, {"min", "int32"}, {"max", "int32"}, {"affine", "uint32x2"}, {"last", "int32"}});
+  p["op"] = op;
+  p["type"] = type;
+  if (op == "add" && r.chance(0.15)) p["values"] = std::string("ones");
+  draw_knob(r, p, {{"threads", {I(128), I(512)}}, {"n_items", {I(3), I(8), I(16)}}, {"blocks_per_sm", {I(1)}},
+                   {"transpose", {std::string("segment"), std::string("baxter")}}, {"n_sets", {I(1), I(32)}},
+                   {"sort_bits", {I(3), I(8)}}, {"cluster", {I(2)}}});
+}
+
+void draw_multiscan(FuzzRng& r, Params& p, bool quick) {
+  draw_labels(r, p, quick);
+  const auto& [op, type] = r.pick(std::vector<std::pair<std::string, std::string>>{
+      {"add", "int32"}, {"add", "int32"}, {"add", "int64"}, {"add", "float32"}, {"min", "int32"}, {"max", "int32"}, {"affine", "uint32x2"}});
+  p["op"] = op;
+  p["type"] = type;
+  p["mode"] = r.pick(std::vector<std::string>{"exclusive", "inclusive", "multitag"});
+  if (r.chance(0.15)) p["values"] = std::string("mostly_identity");
+  draw_knob(r, p, {{"side", {I(1), I(3), I(33)}}, {"threads", {I(64), I(128), I(256)}}, {"n_items", {I(8), I(16), I(32)}},
+                   {"blocks_per_sm", {I(1), I(3), I(4)}}, {"partials_switch", {I(0), I(1) << 30}},
+                   {"transpose", {std::string("segment"), std::string("baxter")}}});
+}
+
+void draw_histogram(FuzzRng& r, Params& p, bool quick) {
+  const bool u8 = r.chance(0.6);
+  p["sample"] = std::string(u8 ? "u8" : "u32");
+  // Bytes: whole words and not, TRISH's round (64 x 63 x 4), Podlozhnyuk's (192 x 63 x 4), 16-byte loads.
+  p["n"] = r.size(1, quick ? 1 << 16 : 1 << 22, {4, 16, 64, 256, 1024, 16128, 48384, 1 << 16, 1 << 17, kSms * 1024 * 16, 1 << 20, 1 << 22});
+  p["bins"] = u8 ? r.size(1, 256, {1, 2, 63, 64, 65, 128, 255, 256})
+                 : r.size(1, quick ? 1 << 12 : r.chance(0.05) ? 1 << 24 : (1 << 20) + 3, kLabelM);
+  p["input"] = r.pick(std::vector<std::string>{"uniform", "degenerate", "zipf"});
+  p["zipf_s"] = r.pick(std::vector<double>{0.6, 1.0, 1.5, 2.5});
+  draw_knob(r, p, {{"factor", {I(1), I(4), I(8)}}, {"threads", {I(64), I(128), I(512)}}, {"blocks_per_sm", {I(1), I(3)}},
+                   {"cluster", {I(2), I(4)}}});
+}
+
+void draw_sortedsearch(FuzzRng& r, Params& p, bool quick) {
+  // Merge-path tiles (128 x 15, 128 x 11), windowed tiles (256 x 9, 128 x 9) and windows.
+  const std::vector<I> edges = {1, 32, 128, 1152, 1408, 1920, 2048, 2304, 4096, 8192, 1 << 16, kSms * 1920, 1 << 20, 1 << 22};
+  const I hi = quick ? 1 << 16 : 1 << 22;
+  p["a_size"] = r.size(0, hi, edges);
+  p["b_size"] = r.size(0, hi, edges);
+  p["type"] = r.pick(std::vector<std::string>{"int32", "int64", "float", "double"});
+  p["keys"] = r.pick(std::vector<std::string>{"distinct", "dups"});
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string study_name = argc > 1 ? argv[1] : "";
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("test_gpu_fuzz %s: no CUDA device, skipped\n", study_name.c_str());
+    return 77;
+  }
+  const std::string test = "test_gpu_fuzz " + study_name;
+  if (study_name == "multireduce") return run_fuzz(test, *lp::multireduce_study::make_study(), draw_multireduce, 80, 6);
+  if (study_name == "multiscan") return run_fuzz(test, *lp::multiscan_study::make_study(), draw_multiscan, 80, 6);
+  if (study_name == "histogram") return run_fuzz(test, *lp::histogram_study::make_study(), draw_histogram, 120, 10);
+  if (study_name == "sortedsearch") return run_fuzz(test, *lp::sortedsearch_study::make_study(), draw_sortedsearch, 150, 12);
+  std::fprintf(stderr, "usage: test_gpu_fuzz multireduce|multiscan|histogram|sortedsearch\n");
+  return 2;
+}

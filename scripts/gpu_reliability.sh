@@ -4,8 +4,8 @@
 #   tests     the GPU tests, the four fuzz tests, the out-of-memory and restart tests
 #   issue     the issue's reproduction config (configs/reliability/multireduce_issue20.json)
 #   order     the order tests of the four GPU studies
-#   sanitize  memcheck and racecheck: the fuzz tests (quick), the order tests at small sizes, the
-#             out-of-memory test at small sizes
+#   sanitize  memcheck and racecheck (SANITIZE_TOOLS=memcheck for one): the fuzz tests (quick), the
+#             order tests at small sizes, the out-of-memory test at small sizes
 # Binaries: .device/carry/bin.tar.xz (scripts/pack_bin.sh: stripped, packed to fit the 64 MiB
 # carry) when present, else build/bin.
 # Result files go to $OUT/results.tgz.
@@ -44,7 +44,7 @@ phase_order() {
 }
 
 phase_sanitize() {
-  for tool in memcheck racecheck; do
+  for tool in ${SANITIZE_TOOLS:-memcheck racecheck}; do
     local skip=""
     [ $tool = racecheck ] && skip=podlozhnyuk256  # its software tagging races by design (thesis 4.3.1)
     for s in $GPU_STUDIES; do

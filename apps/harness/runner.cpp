@@ -434,6 +434,11 @@ int study_main(int argc, char** argv, const Study& study) {
       auto fault = faults.find({pi, v});
       try {
         point->prepare(v);
+        // Whatever prepare() enqueued (uploads, the outputs' poison fill on the legacy stream) is
+        // finished before the variant runs on the timer's non-blocking stream, which does not wait
+        // for the legacy stream: a poison fill still in flight once overwrote a histogram's zeroed
+        // output (seen by the order test as one count missing).
+        if (gpu.present) LP_CUDA(cudaDeviceSynchronize());
         auto once = [&]() -> double {
           if (on_gpu) {
             if (cfg.cold) timer->flush_l2();

@@ -1,8 +1,7 @@
 // Beyond the thesis (block- and cluster-private histograms, `auto`), the peer a user would call
 // instead (cub::DeviceHistogram::HistogramEven), and the CPU baseline, all in the same run.
-#include <cub/device/device_histogram.cuh>
-
 #include "cpu_reference/histogram/cpu_histogram.hpp"
+#include "kernels/histogram/cub_histogram_even.cuh"
 #include "kernels/histogram/modern.cuh"
 #include "variant.hpp"
 
@@ -10,27 +9,6 @@ namespace lp::histogram_study {
 
 namespace h = lp::histogram;
 using harness::VariantKind;
-
-namespace {
-
-// CUB's temporary storage for (sample type, n, bins); asked in prepare(), outside the timed region.
-template <class T>
-std::size_t cub_temp_bytes(std::int64_t n, std::uint32_t bins) {
-  std::size_t bytes = 0;
-  LP_CUDA(cub::DeviceHistogram::HistogramEven(nullptr, bytes, static_cast<const T*>(nullptr), static_cast<unsigned*>(nullptr),
-                                              int(bins) + 1, 0, int(bins), int(n)));
-  return bytes;
-}
-
-template <class T>
-void cub_run(const T* samples, Ctx& c) {
-  std::size_t bytes = c.scratch_bytes;
-  // Levels are int: 256 bins of byte samples need an upper level of 256, which a byte cannot hold.
-  LP_CUDA(cub::DeviceHistogram::HistogramEven(c.scratch, bytes, samples, reinterpret_cast<unsigned*>(c.out), int(c.bins) + 1, 0,
-                                              int(c.bins), int(c.n), c.stream));
-}
-
-}  // namespace
 
 void add_modern_variants(Defs& d) {
   d.push_back({"block_privatized", VariantKind::Ours,
@@ -66,15 +44,17 @@ void add_modern_variants(Defs& d) {
 
   d.push_back({"cub_histogram_even", VariantKind::Peer,
                "cub::DeviceHistogram::HistogramEven on the samples (u8 or u32), bins + 1 even levels over [0, bins)",
-               [](bool, std::int64_t n, std::uint32_t, const Tuning&) {
-                 return n > (std::int64_t(1) << 31) - 1 ? std::string("CUB counts samples in int here") : std::string();
+               [](bool u8, std::int64_t n, std::uint32_t bins, const Tuning&) {
+                 return u8 ? h::cub_histogram_even_unsupported<std::uint8_t, unsigned>(n, bins)
+                           : h::cub_histogram_even_unsupported<std::uint32_t, unsigned>(n, bins);
                },
                [](bool u8, std::int64_t n, std::uint32_t bins, const Tuning&) {
-                 return u8 ? cub_temp_bytes<std::uint8_t>(n, bins) : cub_temp_bytes<std::uint32_t>(n, bins);
+                 return u8 ? h::cub_histogram_even_bytes<std::uint8_t, unsigned>(n, bins) : h::cub_histogram_even_bytes<std::uint32_t, unsigned>(n, bins);
                },
                [](Ctx& c) {
-                 if (c.u8) cub_run(c.s8, c);
-                 else cub_run(c.s32, c);
+                 unsigned* out = reinterpret_cast<unsigned*>(c.out);
+                 if (c.u8) h::cub_histogram_even(c.s8, c.n, c.bins, out, c.scratch, c.scratch_bytes, c.stream);
+                 else h::cub_histogram_even(c.s32, c.n, c.bins, out, c.scratch, c.scratch_bytes, c.stream);
                }});
 
   d.push_back({"cpu_sequential", VariantKind::Cpu, "the sequential count on one core (also the reference)", {}, {},

@@ -1,7 +1,7 @@
 // The peers a user would reach for instead: one global atomic per input, CUB and Thrust sort +
 // reduce-by-key, Thrust reduce_by_key / scan_by_key on pre-sorted keys (thesis Fig 3.6), and CUB
 // DeviceHistogram where the operation is a count.
-#include <cub/device/device_histogram.cuh>
+#include "kernels/histogram/cub_histogram_even.cuh"
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <thrust/device_ptr.h>
@@ -147,20 +147,12 @@ void add_peer_variants(Defs<Op>& d) {
   d.push_back({"cub_histogram_even", VariantKind::Peer, "cub::DeviceHistogram::HistogramEven over the labels (values = ones: a count; reads labels only)", false, Output::CountOnly,
                [](std::int64_t n, std::uint32_t m, const Tuning&) {
                  if (!std::is_same_v<Op, mr::Add<std::int32_t>>) return std::string("a count: op add on int32 only");
-                 if (n > (std::int64_t(1) << 31) - 1) return std::string("CUB histogram counts samples in int");
-                 return m > (1u << 30) ? std::string("levels do not fit in int") : std::string();
+                 return lp::histogram::cub_histogram_even_unsupported<std::uint32_t, int>(n, m);
                },
-               [](std::int64_t n, std::uint32_t m, const Tuning&) {
-                 std::size_t bytes = 0;
-                 LP_CUDA(cub::DeviceHistogram::HistogramEven(nullptr, bytes, (const std::uint32_t*)nullptr, (int*)nullptr, int(m) + 1, 0u, m, int(n)));
-                 return bytes;
-               },
+               [](std::int64_t n, std::uint32_t m, const Tuning&) { return lp::histogram::cub_histogram_even_bytes<std::uint32_t, int>(n, m); },
                [](Ctx<Op>& c) {
-                 if constexpr (std::is_same_v<T, std::int32_t>) {
-                   std::size_t bytes = c.scratch_bytes;
-                   LP_CUDA(cub::DeviceHistogram::HistogramEven(c.scratch, bytes, c.labels, reinterpret_cast<int*>(c.out), int(c.m) + 1, 0u, c.m,
-                                                               int(c.n), c.stream));
-                 }
+                 if constexpr (std::is_same_v<T, std::int32_t>)
+                   lp::histogram::cub_histogram_even(c.labels, c.n, c.m, reinterpret_cast<int*>(c.out), c.scratch, c.scratch_bytes, c.stream);
                }});
 }
 

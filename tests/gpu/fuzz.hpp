@@ -25,8 +25,9 @@ class FuzzRng {
   explicit FuzzRng(std::uint64_t seed) : g_(seed) {}
   std::int64_t uniform(std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(g_); }
   bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(g_) < p; }
+  // By value: callers pick from temporary lists.
   template <class T>
-  const T& pick(const std::vector<T>& v) { return v[std::size_t(uniform(0, std::int64_t(v.size()) - 1))]; }
+  T pick(const std::vector<T>& v) { return v[std::size_t(uniform(0, std::int64_t(v.size()) - 1))]; }
   // Log-uniform in [lo, hi]: small sizes as likely as large ones.
   std::int64_t log_uniform(std::int64_t lo, std::int64_t hi) {
     const double a = std::log2(double(lo) + 1), b = std::log2(double(hi) + 1);

@@ -51,13 +51,13 @@ void draw_labels(FuzzRng& r, Params& p, bool quick) {
 // One knob of the values the GPU tests exercise, on about one case in six.
 void draw_knob(FuzzRng& r, Params& p, const std::vector<std::pair<std::string, std::vector<Value>>>& knobs) {
   if (!r.chance(1.0 / 6)) return;
-  const auto& [name, values] = r.pick(knobs);
+  const auto [name, values] = r.pick(knobs);
   p[name] = r.pick(values);
 }
 
 void draw_multireduce(FuzzRng& r, Params& p, bool quick) {
   draw_labels(r, p, quick);
-  const auto& [op, type] = r.pick(std::vector<std::pair<std::string, std::string>>{
+  const auto [op, type] = r.pick(std::vector<std::pair<std::string, std::string>>{
       {"add", "int32"}, {"add", "int32"}, {"add", "int64"}, {"add", "float32"}, {"min", "int32"}, {"max", "int32"}, {"affine", "uint32x2"}, {"last", "int32"}});
   p["op"] = op;
   p["type"] = type;
@@ -69,7 +69,7 @@ void draw_multireduce(FuzzRng& r, Params& p, bool quick) {
 
 void draw_multiscan(FuzzRng& r, Params& p, bool quick) {
   draw_labels(r, p, quick);
-  const auto& [op, type] = r.pick(std::vector<std::pair<std::string, std::string>>{
+  const auto [op, type] = r.pick(std::vector<std::pair<std::string, std::string>>{
       {"add", "int32"}, {"add", "int32"}, {"add", "int64"}, {"add", "float32"}, {"min", "int32"}, {"max", "int32"}, {"affine", "uint32x2"}});
   p["op"] = op;
   p["type"] = type;

@@ -56,7 +56,10 @@ def run_bench(bin_dir, config, out_dir, env=None):
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e)
     path = os.path.join(out_dir, study + ".json")
     if proc.returncode not in (0, 1) or not os.path.exists(path):
-        print(proc.stdout[-3000:], proc.stderr[-3000:])
+        # A sanitizer's report first (its lines start with "========="), then the run's own tail.
+        report = [line for line in (proc.stdout + proc.stderr).splitlines() if line.startswith("=========")]
+        print("\n".join(report[:80]))
+        print(proc.stdout[-2000:], proc.stderr[-2000:])
         return proc.returncode, None
     if proc.returncode != 0:
         print(proc.stderr[-3000:])

@@ -113,10 +113,10 @@ int main(int argc, char** argv) {
     return 77;
   }
   const std::string test = "test_gpu_fuzz " + study_name;
-  if (study_name == "multireduce") return run_fuzz(test, *lp::multireduce_study::make_study(), draw_multireduce, 80, 6);
-  if (study_name == "multiscan") return run_fuzz(test, *lp::multiscan_study::make_study(), draw_multiscan, 80, 6);
-  if (study_name == "histogram") return run_fuzz(test, *lp::histogram_study::make_study(), draw_histogram, 120, 10);
-  if (study_name == "sortedsearch") return run_fuzz(test, *lp::sortedsearch_study::make_study(), draw_sortedsearch, 150, 12);
+  if (study_name == "multireduce") return run_fuzz(test, *lp::multireduce_study::make_study(), draw_multireduce, 400, 6);
+  if (study_name == "multiscan") return run_fuzz(test, *lp::multiscan_study::make_study(), draw_multiscan, 300, 6);
+  if (study_name == "histogram") return run_fuzz(test, *lp::histogram_study::make_study(), draw_histogram, 600, 10);
+  if (study_name == "sortedsearch") return run_fuzz(test, *lp::sortedsearch_study::make_study(), draw_sortedsearch, 600, 12);
   std::fprintf(stderr, "usage: test_gpu_fuzz multireduce|multiscan|histogram|sortedsearch\n");
   return 2;
 }

@@ -11,6 +11,7 @@
 
 #include "compare.hpp"
 #include "errors.hpp"
+#include "nvbench_export.hpp"
 
 namespace fs = std::filesystem;
 
@@ -20,7 +21,8 @@ const char* kUsage =
     "usage: bench list\n"
     "       bench <study> [--config x.json] [--out DIR] [--variants a,b] [--device N] [--quick] [--force]\n"
     "       bench <study> --help\n"
-    "       bench compare BASE.json NEW.json [--threshold 5%] [--include-cpu]\n";
+    "       bench compare BASE.json NEW.json [--threshold 5%] [--include-cpu]\n"
+    "       bench export --nvbench RESULTS.json OUT.json\n";
 
 fs::path self_dir() {
   std::error_code ec;
@@ -122,6 +124,14 @@ int main(int argc, char** argv) {
   }
   if (cmd == "list") return list();
   if (cmd == "compare") return compare(argc, argv);
+  if (cmd == "export") {
+    // One format so far; the flag names it so that others can join without changing the command.
+    if (argc != 5 || std::string(argv[2]) != "--nvbench") {
+      std::cerr << "bench export: usage: bench export --nvbench RESULTS.json OUT.json\n";
+      return 2;
+    }
+    return harness::export_nvbench(argv[3], argv[4], std::cerr);
+  }
   auto all = studies();
   if (std::find(all.begin(), all.end(), cmd) == all.end()) {
     std::cerr << "bench: unknown study '" << cmd << "'" << harness::did_you_mean(cmd, all) << " (see 'bench list')\n";

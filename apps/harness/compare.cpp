@@ -84,39 +84,16 @@ Entry read_record(const std::string& path, std::size_t index, const json& j) {
 }
 
 ResultFile load(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) fail(path, "is a directory, not a result file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "cannot open file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) fail(path, "read error");
-
   json doc;
   try {
-    doc = json::parse(text.str());
-  } catch (const json::exception& e) {
-    fail(path, fmt::format("invalid JSON: {}", one_line(e.what())));
+    doc = load_results_document(path);
+  } catch (const std::runtime_error& e) {
+    throw Failure{e.what()};
   }
-  if (!doc.is_object()) fail(path, fmt::format("top level must be an object, got {}", doc.type_name()));
-
-  const auto ver = doc.find("schema_version");
-  if (ver == doc.end()) fail(path, "missing 'schema_version'");
-  if (!ver->is_number_integer() || ver->get<std::int64_t>() != kSchemaVersion) {
-    fail(path, fmt::format("unsupported schema_version {} (expected {})", one_line(ver->dump()), kSchemaVersion));
-  }
-
   ResultFile file;
   file.path = path;
-  const auto meta = doc.find("meta");
-  if (meta == doc.end() || !meta->is_object()) fail(path, "missing or non-object 'meta'");
-  const auto study = meta->find("study");
-  if (study == meta->end() || !study->is_string()) fail(path, "missing or non-string 'meta.study'");
-  file.study = study->get<std::string>();
-
+  file.study = doc["meta"]["study"].get<std::string>();
   const auto records = doc.find("records");
-  if (records == doc.end()) fail(path, "missing 'records'");
-  if (!records->is_array()) fail(path, fmt::format("'records' must be an array, got {}", records->type_name()));
 
   std::map<std::string, std::size_t> seen;
   file.records.reserve(records->size());

@@ -215,6 +215,41 @@ std::string records_to_csv(const std::vector<Record>& records) {
   return os.str();
 }
 
+json load_results_document(const std::string& path) {
+  auto fail = [&](const std::string& problem) {
+    std::string msg = path + ": " + problem;
+    std::replace(msg.begin(), msg.end(), '\n', ' ');  // one line
+    std::replace(msg.begin(), msg.end(), '\r', ' ');
+    throw std::runtime_error(msg);
+  };
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) fail("is a directory, not a result file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail("cannot open file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) fail("read error");
+  json doc;
+  try {
+    doc = json::parse(text.str());
+  } catch (const json::exception& e) {
+    fail(std::string("invalid JSON: ") + e.what());
+  }
+  if (!doc.is_object()) fail(std::string("top level must be an object, got ") + doc.type_name());
+  const auto ver = doc.find("schema_version");
+  if (ver == doc.end()) fail("missing 'schema_version'");
+  if (!ver->is_number_integer() || ver->get<std::int64_t>() != kSchemaVersion)
+    fail("unsupported schema_version " + ver->dump() + " (expected " + std::to_string(kSchemaVersion) + ")");
+  const auto meta = doc.find("meta");
+  if (meta == doc.end() || !meta->is_object()) fail("missing or non-object 'meta'");
+  const auto study = meta->find("study");
+  if (study == meta->end() || !study->is_string()) fail("missing or non-string 'meta.study'");
+  const auto records = doc.find("records");
+  if (records == doc.end()) fail("missing 'records'");
+  if (!records->is_array()) fail(std::string("'records' must be an array, got ") + records->type_name());
+  return doc;
+}
+
 void write_atomically(const std::string& path, const std::string& content) {
   namespace fs = std::filesystem;
   fs::path target(path);

@@ -37,6 +37,11 @@ std::string format_params(const Params& p);
 // One CSV row per record, the same fields flattened (params as columns named param.<key>).
 std::string records_to_csv(const std::vector<Record>& records);
 
+// Reads a results file and checks its frame: valid JSON, the schema_version this build writes, an
+// object 'meta' with a string 'study', an array 'records' (records themselves are read by
+// record_from_json). Throws std::runtime_error with one line, "<path>: <problem>".
+nlohmann::json load_results_document(const std::string& path);
+
 // Writes `path` through a temporary file and a rename, so that a reader never sees half a file.
 void write_atomically(const std::string& path, const std::string& content);
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,7 @@ const char* kUsage =
     "usage: bench list\n"
     "       bench <study> [--config x.json] [--out DIR] [--variants a,b] [--device N] [--quick] [--force]\n"
     "       bench <study> --help\n"
-    "       bench compare BASE.json NEW.json [--threshold 5%] [--include-cpu]\n"
+    "       bench compare BASE.json NEW.json [--threshold 5%] [--include-cpu] [--exact PREFIX,...]\n"
     "       bench export --nvbench RESULTS.json OUT.json\n";
 
 fs::path self_dir() {
@@ -76,19 +77,31 @@ int compare(int argc, char** argv) {
   std::vector<std::string> files;
   std::string threshold = "5%";
   bool gate_cpu = false;
+  std::vector<std::string> exact;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--include-cpu")
       gate_cpu = true;
+    else if (a == "--exact" && i + 1 < argc) {
+      std::stringstream list(argv[++i]);
+      for (std::string p; std::getline(list, p, ',');)
+        if (!p.empty()) exact.push_back(p);
+      if (exact.empty()) {
+        std::cerr << "bench compare: --exact needs metric-name prefixes (a,b)\n";
+        return 2;
+      }
+    }
     else if (a == "--threshold" && i + 1 < argc)
       threshold = argv[++i];
     else if (a.rfind("--threshold=", 0) == 0)
       threshold = a.substr(12);
     else if (a == "--help" || a == "-h") {
-      std::cout << "usage: bench compare BASE.json NEW.json [--threshold 5%] [--include-cpu]\n"
+      std::cout << "usage: bench compare BASE.json NEW.json [--threshold 5%] [--include-cpu] [--exact PREFIX,...]\n"
                    "Matches records by study, variant and parameters; exit 0 = no slow-down, 1 = slow-down or a\n"
                    "record that no longer validates, 2 = error. Speed-ups never fail. CPU baselines are\n"
-                   "compared but fail the gate only with --include-cpu (a shared host makes them noisy).\n";
+                   "compared but fail the gate only with --include-cpu (a shared host makes them noisy).\n"
+                   "--exact PREFIX,...: a determinism gate instead: no times; the outcome and every metric whose\n"
+                   "name starts with a PREFIX must be unchanged (e.g. served_per_input.,reference_checksum).\n";
       return 0;
     } else if (a.rfind("--", 0) == 0) {
       std::cerr << "bench compare: unknown option '" << a << "' (see bench compare --help)\n";
@@ -107,7 +120,7 @@ int compare(int argc, char** argv) {
     std::cerr << "bench compare: " << e.what() << "\n";
     return 2;
   }
-  return harness::compare_results(files[0], files[1], t, std::cout, std::cerr, gate_cpu);
+  return harness::compare_results(files[0], files[1], t, std::cout, std::cerr, gate_cpu, exact);
 }
 
 }  // namespace

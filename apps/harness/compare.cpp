@@ -110,7 +110,7 @@ ResultFile load(const std::string& path) {
   return file;
 }
 
-enum class Verdict { Faster, Same, Slower, Invalid, Missing, New, Skipped };
+enum class Verdict { Faster, Same, Slower, Invalid, Missing, New, Skipped, Changed };
 
 const char* to_string(Verdict v) {
   switch (v) {
@@ -121,6 +121,7 @@ const char* to_string(Verdict v) {
     case Verdict::Missing: return "missing";
     case Verdict::New: return "new";
     case Verdict::Skipped: return "skipped";
+    case Verdict::Changed: return "CHANGED";
   }
   return "?";
 }
@@ -207,6 +208,52 @@ std::string plural(std::size_t n, const char* word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
+// The determinism gate (--exact): the outcome and the named metrics must not change.
+Row compare_exact(const Entry& b, const Entry& n, const std::vector<std::string>& prefixes) {
+  Row row;
+  row.variant = n.rec.variant;
+  row.params = n.shown;
+  if (b.rec.status != n.rec.status || b.rec.validation != n.rec.validation) {
+    row.verdict = Verdict::Changed;
+    row.gate_fails = true;
+    row.note = fmt::format("outcome {}/{} -> {}/{}", b.rec.status, b.rec.validation, n.rec.status, n.rec.validation);
+    return row;
+  }
+  auto covered = [&](const std::string& key) {
+    for (const auto& p : prefixes)
+      if (key.rfind(p, 0) == 0) return true;
+    return false;
+  };
+  auto same = [](const Value& x, const Value& y) {
+    if (x.index() != y.index()) return false;
+    if (const double* a = std::get_if<double>(&x)) {
+      const double c = std::get<double>(y);
+      return *a == c || std::fabs(*a - c) <= 1e-12 * std::max(std::fabs(*a), std::fabs(c));
+    }
+    return x == y;
+  };
+  std::size_t checked = 0;
+  std::set<std::string> keys;
+  for (const auto& [k, v] : b.rec.metrics) keys.insert(k);
+  for (const auto& [k, v] : n.rec.metrics) keys.insert(k);
+  for (const auto& k : keys) {
+    if (!covered(k)) continue;
+    ++checked;
+    const auto bi = b.rec.metrics.find(k), ni = n.rec.metrics.find(k);
+    const std::string bv = bi == b.rec.metrics.end() ? "absent" : harness::to_string(bi->second);
+    const std::string nv = ni == n.rec.metrics.end() ? "absent" : harness::to_string(ni->second);
+    if (bi == b.rec.metrics.end() || ni == n.rec.metrics.end() || !same(bi->second, ni->second)) {
+      row.verdict = Verdict::Changed;
+      row.gate_fails = true;
+      row.note = fmt::format("{}: {} -> {}", k, bv, nv);
+      return row;
+    }
+  }
+  row.verdict = b.skipped() ? Verdict::Skipped : Verdict::Same;
+  row.note = checked ? plural(checked, "metric") + " equal" : "no metric under the prefixes";
+  return row;
+}
+
 void print_table(const std::vector<Row>& rows, std::ostream& out) {
   const char* h[] = {"variant", "params", "base ms", "new ms", "ratio", "verdict"};
   std::size_t w[6];
@@ -268,7 +315,7 @@ double parse_threshold(const std::string& text) {
 }
 
 int compare_results(const std::string& base_path, const std::string& new_path, double threshold,
-                    std::ostream& out, std::ostream& err, bool gate_cpu) {
+                    std::ostream& out, std::ostream& err, bool gate_cpu, const std::vector<std::string>& exact) {
   try {
     if (!(threshold >= 0.0 && threshold < 1.0)) {
       err << "error: --threshold " << threshold << " must be a fraction in [0, 1)\n";
@@ -295,7 +342,7 @@ int compare_results(const std::string& base_path, const std::string& new_path, d
       }
       ++matched;
       matched_keys.insert(b.key);
-      rows.push_back(compare_pair(b, *it->second, threshold, gate_cpu));
+      rows.push_back(exact.empty() ? compare_pair(b, *it->second, threshold, gate_cpu) : compare_exact(b, *it->second, exact));
     }
     if (matched == 0) fail(new_path, fmt::format("no record of NEW matches BASE ({})", base_path));
     for (const Entry& n : neu.records)
@@ -307,20 +354,28 @@ int compare_results(const std::string& base_path, const std::string& new_path, d
     });
 
     std::map<Verdict, std::size_t> count;
-    std::size_t regressions_invalid = 0, gated_slower = 0;
+    std::size_t regressions_invalid = 0, gated_slower = 0, changed = 0;
     for (const Row& r : rows) {
       ++count[r.verdict];
+      if (r.verdict == Verdict::Changed) ++changed;
       if (r.verdict == Verdict::Invalid && r.gate_fails) ++regressions_invalid;
       if (r.verdict == Verdict::Slower && r.gate_fails) ++gated_slower;
     }
     const std::size_t slower = count[Verdict::Slower];
 
     print_table(rows, out);
-    out << fmt::format(
+    if (exact.empty())
+      out << fmt::format(
         "compare: {} matched, {} faster, {} same, {} slower, {} invalid, {} missing, {} new, {} skipped; "
         "threshold {}\n",
         matched, count[Verdict::Faster], count[Verdict::Same], slower, count[Verdict::Invalid], count[Verdict::Missing],
         count[Verdict::New], count[Verdict::Skipped], show_percent(threshold));
+    if (!exact.empty()) {
+      out << fmt::format("compare --exact: {} matched, {} same, {} CHANGED, {} skipped, {} missing, {} new\n", matched,
+                         count[Verdict::Same], changed, count[Verdict::Skipped], count[Verdict::Missing], count[Verdict::New]);
+      out << "verdict: " << (changed ? fmt::format("CHANGED ({})", plural(changed, "record")) : std::string("no change")) << '\n';
+      return changed ? 1 : 0;
+    }
     if (gated_slower == 0 && regressions_invalid == 0) {
       out << "verdict: no slow-down" << (slower > gated_slower ? " (CPU baselines slower, not gated)" : "") << "\n";
       return 0;

@@ -5,6 +5,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace harness {
 
@@ -25,7 +26,14 @@ double parse_threshold(const std::string& text);
 // fail the gate. CPU baselines (kind "cpu") get verdicts but fail the gate only with `gate_cpu`:
 // on a shared host they moved by up to 2.4x between two runs of unchanged code, far beyond the
 // spread that a few in-run samples show.
+//
+// With `exact` (metric-name prefixes, e.g. {"served_per_input.", "reference_checksum"}) the gate is
+// one of determinism, not speed: times are not compared; a record whose status or validation
+// differs, or any metric under those prefixes that differs (numbers beyond 1e-12 relative), is
+// CHANGED and fails the gate. For quantities that do not depend on the machine's speed: the cache
+// simulator's counts, the checksums of the CPU references.
 int compare_results(const std::string& base_path, const std::string& new_path, double threshold,
-                    std::ostream& out, std::ostream& err, bool gate_cpu = false);
+                    std::ostream& out, std::ostream& err, bool gate_cpu = false,
+                    const std::vector<std::string>& exact = {});
 
 }  // namespace harness

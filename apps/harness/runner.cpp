@@ -474,6 +474,8 @@ int study_main(int argc, char** argv, const Study& study) {
           r.note = "validation off";
         }
         r.metrics = point->metrics(v);
+        if (cfg.validate)
+          if (const std::string sum = point->reference_checksum(v); !sum.empty()) r.metrics["reference_checksum"] = sum;
       } catch (const Unsupported& e) {
         skip(std::string("unsupported: ") + e.what());
         r.time.reset();

@@ -87,7 +87,27 @@ class Point {
   // counter rates, how much memory huge pages backed, a simulator's prediction): stored in the
   // record under "metrics". A value a machine cannot give is the string "unavailable", never 0.
   virtual Params metrics(const std::string& /*variant*/) { return {}; }
+  // A checksum (checksum_hex) of the CPU reference output `variant` is validated against, stored in
+  // the record as metric "reference_checksum" when the run validates: a CPU-only run then gates the
+  // input generators and the references against a committed baseline (bench compare --exact).
+  // "" where a study has none.
+  virtual std::string reference_checksum(const std::string& /*variant*/) { return {}; }
 };
+
+// FNV-1a (64-bit) of a byte range, as 16 hex digits: a stable fingerprint of an output.
+inline std::string checksum_hex(const void* data, std::size_t bytes) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  const unsigned char* p = static_cast<const unsigned char*>(data);
+  for (std::size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  static const char* hex = "0123456789abcdef";
+  std::string s(16, '0');
+  for (int i = 15; i >= 0; --i, h >>= 4) s[std::size_t(i)] = hex[h & 15];
+  return s;
+}
+template <class T>
+std::string checksum_hex(const std::vector<T>& v) {
+  return checksum_hex(v.data(), v.size() * sizeof(T));
+}
 
 // The entry called `name` in a study's own variant table (any list of structs with a `name`
 // member). The config layer has already checked every name, so a miss is a programming error.

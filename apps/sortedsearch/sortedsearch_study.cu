@@ -143,6 +143,14 @@ class SortedSearchPoint final : public harness::Point {
     return bad.empty() ? harness::Validation::pass() : harness::Validation::fail(bad);
   }
 
+  std::string reference_checksum(const std::string& variant) override {
+    const Result r = def(variant).result;
+    if (r == Result::Merge) return harness::checksum_hex(merged());
+    std::string sum = harness::checksum_hex(reference(r));
+    if (r == Result::Complete) sum += harness::checksum_hex(ref_complete_b_);
+    return sum;
+  }
+
   void release(const std::string&) override {
     out_a_.reset();
     out_b_.reset();

@@ -40,3 +40,44 @@ def copy_fraction(doc, r):
     if f is None and r.get("GBps") and ceil:
         f = r["GBps"] / ceil
     return f
+
+
+def figure_series(fig):
+    """What a figure shows, as data: per axes its title and labels, each line's and scatter's
+    points, each bar's height, and the figure's own texts. `figures.py --check` compares this, not
+    pixels, with what the committed results give now."""
+    axes = []
+    for ax in fig.get_axes():
+        a = {"title": ax.get_title(), "xlabel": ax.get_xlabel(), "ylabel": ax.get_ylabel(), "lines": [], "points": [], "bars": []}
+        for ln in ax.get_lines():
+            xs, ys = ln.get_xdata(), ln.get_ydata()
+            a["lines"].append({"label": str(ln.get_label()), "x": [_num(v) for v in xs], "y": [_num(v) for v in ys]})
+        for c in ax.collections:
+            offsets = c.get_offsets()
+            if len(offsets):
+                a["points"].append({"label": str(c.get_label()), "xy": [[_num(p[0]), _num(p[1])] for p in offsets]})
+        for p in ax.patches:
+            if hasattr(p, "get_height") and hasattr(p, "get_x"):
+                a["bars"].append([_num(p.get_x()), _num(p.get_height())])
+        axes.append(a)
+    texts = [t.get_text() for t in fig.texts]
+    sup = fig._suptitle.get_text() if getattr(fig, "_suptitle", None) else ""
+    return {"suptitle": sup, "texts": texts, "axes": axes}
+
+
+def _num(v):
+    try:
+        f = float(v)
+        return f if f == f else None  # NaN (a gap in a line) as null
+    except (TypeError, ValueError):
+        return str(v)
+
+
+def save_figure(fig, path, **savefig_args):
+    """Saves the PNG and, beside it, <name>.series.json: the plotted data (figure_series)."""
+    import json as _json
+    fig.savefig(path, **savefig_args)
+    base = path[:-4] if path.endswith(".png") else path
+    with open(base + ".series.json", "w") as f:
+        _json.dump(figure_series(fig), f, indent=0, sort_keys=True)
+        f.write("\n")

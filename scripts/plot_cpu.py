@@ -98,7 +98,7 @@ def save(fig, out, name, doc):
     fig.text(0.99, 0.005, f"{machine(doc)} · commit {doc['meta'].get('git_commit', '?')} · {doc['meta'].get('date', '')[:10]}",
              ha="right", va="bottom", fontsize=7, color="grey")
     fig.tight_layout(rect=(0, 0.02, 1, 1))
-    fig.savefig(os.path.join(out, name), dpi=130)
+    lpresults.save_figure(fig, os.path.join(out, name), dpi=130)
     plt.close(fig)
     print(f"wrote {os.path.join(out, name)}")
 

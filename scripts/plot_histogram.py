@@ -120,7 +120,7 @@ def fig4_23(doc, recs):
     ax.legend(fontsize=7, ncol=3)
     ax.grid(True, axis="y", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(os.path.join(pm.OUT, "fig4_23.png"), dpi=150, bbox_inches="tight")
+    lpresults.save_figure(fig, os.path.join(pm.OUT, "fig4_23.png"), dpi=150, bbox_inches="tight")
     plt.close(fig)
     print(f"wrote {os.path.join(pm.OUT, 'fig4_23.png')}")
 

@@ -158,7 +158,7 @@ def figure(out, what, doc, panels, series, style, x=M, y=NS, ylog=True, extra=No
     fig.legend(handles.values(), handles.keys(), loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8, frameon=False)
     fig.suptitle(f"{what}\n{header(doc, [r for _, rs in panels for r in rs])}", fontsize=10)
     fig.tight_layout()
-    fig.savefig(os.path.join(OUT, out), dpi=150, bbox_inches="tight")
+    lpresults.save_figure(fig, os.path.join(OUT, out), dpi=150, bbox_inches="tight")
     plt.close(fig)
     print(f"wrote {os.path.join(OUT, out)}")
 

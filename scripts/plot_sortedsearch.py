@@ -105,7 +105,7 @@ def main():
     fig.suptitle(f"Vectorized sorted search on {lpresults.gpu_label(doc)} — copy ceiling {ceil:.0f} GB/s measured in the run "
                  f"(commit {meta['git_commit']}, {meta['date'][:10]}); every point validated against the CPU reference", fontsize=10)
     fig.tight_layout()
-    fig.savefig(sys.argv[2], dpi=110)
+    lpresults.save_figure(fig, sys.argv[2], dpi=110)
     print(f"wrote {sys.argv[2]}")
 
 

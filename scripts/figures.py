@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Every figure and table of every study, from the committed results, with one command.
+
+  scripts/figures.py [--results DIR] [--out DIR] [--check] [--gallery]
+
+Without --out, figures are written where they are committed (results/<machine>/...). Each figure
+is saved with <name>.series.json beside it: the data it plots. --check regenerates everything into
+a temporary folder and compares the plotted data (not the pixels) and the tables with the
+committed ones: it fails if a committed figure no longer comes from the committed results, or if
+one is missing. --gallery writes results/README.md, a line per figure, naming the thesis figure
+each reproduces. Needs Debian's python3-matplotlib (run with /usr/bin/python3).
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# (study, plotting script, its input under --results, its output under --results). The script is
+# called as `script INPUT OUTPUT`; an output ending in .png is one figure, else a folder.
+JOBS = [
+    ("sortedsearch", "plot_sortedsearch.py", "h100/sortedsearch.json", "h100/sortedsearch.png"),
+    ("multireduce", "plot_multireduce.py", "h100", "h100/multireduce_figures"),
+    ("histogram", "plot_histogram.py", "h100", "h100/histogram_figures"),
+    ("multiscan", "plot_multiscan.py", "h100", "h100/multiscan_figures"),
+    ("cpu, cachesim (dev VM)", "plot_cpu.py", "dev-vm", "dev-vm/figures"),
+    ("cpu, cachesim (H100 host)", "plot_cpu.py", "h100-host", "h100-host/figures"),
+]
+
+# The thesis's (or the reference's) figure each of ours reproduces; ours beyond the documents say so.
+REFERENCE = {
+    "sortedsearch": "ModernGPU's sorted-search benchmark (the reference page's throughput figure)",
+    "fig2_1": "thesis Fig 2.1", "fig2_2": "thesis Fig 2.2", "fig2_4": "thesis Fig 2.4", "fig2_5": "thesis Fig 2.5",
+    "fig2_7": "thesis Fig 2.7", "fig2_8": "thesis Fig 2.8", "table2_1": "thesis Table 2.1",
+    "sim_vs_measured": "beyond the thesis: the cache simulator's predictions against measurement",
+    "threads": "beyond the thesis: multireduce on several CPU threads",
+    "fig3_6": "thesis Fig 3.6", "fig4_7_4_8": "thesis Figs 4.7 and 4.8", "fig4_9": "thesis Fig 4.9",
+    "fig4_10_4_11": "thesis Figs 4.10 and 4.11", "fig4_13": "thesis Fig 4.13", "fig4_15": "thesis Fig 4.15",
+    "fig4_16": "thesis Fig 4.16", "fig4_18_4_19": "thesis Figs 4.18 and 4.19", "fig4_21_4_22": "thesis Figs 4.21 and 4.22",
+    "fig4_24": "thesis Fig 4.24", "fig4_25": "thesis Fig 4.25", "table4_1": "thesis Table 4.1", "table4_2": "thesis Table 4.2",
+    "fig4_4": "thesis Fig 4.4", "fig4_23": "thesis Fig 4.23", "figA_1_A_2": "thesis Figs A.1 and A.2",
+    "bins": "beyond the thesis: histograms of up to 2^20 bins", "targets": "beyond the thesis: the issue's targets",
+    "fig5_4": "thesis Fig 5.4", "fig5_5": "thesis Fig 5.5", "fig5_7": "thesis Fig 5.7", "fig5_8": "thesis Fig 5.8",
+    "fig5_9": "thesis Fig 5.9", "figB_1_B_2": "thesis Figs B.1 and B.2",
+    "summary": "beyond the thesis: every variant family against the peers and the copy ceiling",
+}
+
+
+def regenerate(results, out):
+    """Runs every plotting script; returns the failures."""
+    failures = []
+    for study, script, src, dst in JOBS:
+        target = os.path.join(out, dst)
+        os.makedirs(target if not target.endswith(".png") else os.path.dirname(target), exist_ok=True)
+        cmd = [sys.executable, os.path.join(HERE, script), os.path.join(results, src), target]
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if proc.returncode != 0:
+            failures.append(f"{study}: {script} failed: {proc.stderr.strip().splitlines()[-1:]}")
+    return failures
+
+
+def outputs(root, dst):
+    """The figure PNGs and tables of one job, as paths relative to `root`."""
+    path = os.path.join(root, dst)
+    if dst.endswith(".png"):
+        return [dst] if os.path.exists(path) else []
+    if not os.path.isdir(path):
+        return []
+    return sorted(os.path.join(dst, f) for f in os.listdir(path) if f.endswith((".png", ".md")))
+
+
+def close(a, b):
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(close(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(close(a[k], b[k]) for k in a)
+    return a == b
+
+
+def check(results, fresh):
+    problems = []
+    for study, _, _, dst in JOBS:
+        committed = outputs(results, dst)
+        if not committed:
+            problems.append(f"{dst}: no committed figures")
+        for rel in committed:
+            if rel.endswith(".md"):
+                mine, new = os.path.join(results, rel), os.path.join(fresh, rel)
+                if not os.path.exists(new):
+                    problems.append(f"{rel}: the scripts no longer make it")
+                elif open(mine).read() != open(new).read():
+                    problems.append(f"{rel}: the table differs from what the committed results give")
+                continue
+            series = rel[:-4] + ".series.json"
+            mine, new = os.path.join(results, series), os.path.join(fresh, series)
+            if not os.path.exists(mine):
+                problems.append(f"{rel}: no {os.path.basename(series)} committed beside it (run scripts/figures.py)")
+            elif not os.path.exists(new):
+                problems.append(f"{rel}: the scripts no longer make it")
+            else:
+                a, b = json.load(open(mine)), json.load(open(new))
+                if not close(a, b):
+                    problems.append(f"{rel}: its plotted data differ from what the committed results give")
+    return problems
+
+
+def title_of(root, rel):
+    if rel.endswith(".md"):
+        for line in open(os.path.join(root, rel)):
+            if line.startswith("#"):
+                return line.lstrip("#").strip()
+        return ""
+    s = json.load(open(os.path.join(root, rel[:-4] + ".series.json")))
+    t = s.get("suptitle") or next((a["title"] for a in s["axes"] if a["title"]), "")
+    return t.splitlines()[0] if t else ""
+
+
+def gallery(results):
+    lines = ["# Results gallery", "",
+             "Every figure and table of the studies, made from the committed results by `scripts/figures.py`",
+             "(which writes this page; `scripts/figures.py --check` verifies that each figure still comes from",
+             "the committed results). One line each: ours, and the figure of the thesis (or reference) it",
+             "reproduces. The notes beside the results (`*_notes.md`, each folder's README) read them.", ""]
+    for study, _, _, dst in JOBS:
+        lines.append(f"## {study}: `{dst}`")
+        lines.append("")
+        for rel in outputs(results, dst):
+            name = os.path.splitext(os.path.basename(rel))[0]
+            ref = REFERENCE.get(name, "beyond the documents")
+            lines.append(f"- [{name}]({rel}): {ref}. {title_of(results, rel)}")
+        lines.append("")
+    with open(os.path.join(results, "README.md"), "w") as f:
+        f.write("\n".join(lines))
+    print(f"wrote {os.path.join(results, 'README.md')}")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--results", default=os.path.join(HERE, "..", "results"))
+    p.add_argument("--out", default=None, help="where to write (default: beside the committed results)")
+    p.add_argument("--check", action="store_true", help="compare the committed figures' data with a fresh run")
+    p.add_argument("--gallery", action="store_true", help="write results/README.md")
+    a = p.parse_args()
+    results = os.path.normpath(a.results)
+    if a.check:
+        with tempfile.TemporaryDirectory() as tmp:
+            failures = regenerate(results, tmp)
+            problems = failures + check(results, tmp)
+        for x in problems:
+            print(f"FAIL: {x}")
+        n = sum(len(outputs(results, d)) for _, _, _, d in JOBS)
+        print(f"{n - len(problems)} passed, {len(problems)} failed")
+        sys.exit(1 if problems else 0)
+    failures = regenerate(results, a.out or results)
+    for x in failures:
+        print(f"FAIL: {x}")
+    if a.gallery:
+        gallery(results)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -181,20 +181,23 @@ std::vector<Record> records_from_nvbench(const json& nv) {
         for (const json& d : sum.value("data", json::array()))
           if (d.value("name", "") == "value") val[tag] = std::stod(d.at("value").get<std::string>());
       }
-      const std::string where = val.count("nv/cold/time/gpu/mean") ? "gpu" : "cpu";
-      const std::string mean = "nv/cold/time/" + where + "/mean";
-      if (s.value("is_skipped", false) || !val.count(mean)) {
+      const std::string time = val.count("nv/cold/time/gpu/mean") ? "nv/cold/time/gpu/" : "nv/cold/time/cpu/";
+      auto get = [&](const std::string& tag, double absent) {
+        const auto it = val.find(tag);
+        return it == val.end() ? absent : it->second;
+      };
+      if (s.value("is_skipped", false) || !val.count(time + "mean")) {
         r.status = "skipped";
         r.note = s.value("skip_reason", "");
       } else {
         TimeStats t;
-        t.median = val[mean] * 1e3;
-        t.min = val.count("nv/cold/time/" + where + "/min") ? val["nv/cold/time/" + where + "/min"] * 1e3 : t.median;
-        t.max = val.count("nv/cold/time/" + where + "/max") ? val["nv/cold/time/" + where + "/max"] * 1e3 : t.median;
-        t.stddev = val.count("nv/cold/time/" + where + "/stdev/relative") ? val["nv/cold/time/" + where + "/stdev/relative"] * t.median : 0;
+        t.median = get(time + "mean", 0) * 1e3;
+        t.min = get(time + "min", t.median * 1e-3) * 1e3;
+        t.max = get(time + "max", t.median * 1e-3) * 1e3;
+        t.stddev = get(time + "stdev/relative", 0) * t.median;
         r.time = t;
-        r.gbps = val.count("nv/cold/bw/global/bytes_per_second") ? val["nv/cold/bw/global/bytes_per_second"] / 1e9 : 0;
-        r.fraction_of_copy = val.count("nv/cold/bw/global/utilization") ? val["nv/cold/bw/global/utilization"] : 0;
+        r.gbps = get("nv/cold/bw/global/bytes_per_second", 0) / 1e9;
+        r.fraction_of_copy = get("nv/cold/bw/global/utilization", 0);
       }
       if (s.contains("labelprims")) {
         r.status = s["labelprims"].value("status", r.status);

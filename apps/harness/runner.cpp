@@ -438,7 +438,7 @@ int study_main(int argc, char** argv, const Study& study) {
         // finished before the variant runs on the timer's non-blocking stream, which does not wait
         // for the legacy stream: a poison fill still in flight once overwrote a histogram's zeroed
         // output (seen by the order test as one count missing).
-        if (gpu.present) LP_CUDA(cudaDeviceSynchronize());
+        if (on_gpu) LP_CUDA(cudaDeviceSynchronize());
         auto once = [&]() -> double {
           if (on_gpu) {
             if (cfg.cold) timer->flush_l2();

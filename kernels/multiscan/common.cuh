@@ -6,7 +6,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <map>
 
 #include "../common/cuda_check.cuh"
 #include "../multireduce/common.cuh"

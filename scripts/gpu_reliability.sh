@@ -6,6 +6,9 @@
 #   order     the order tests of the four GPU studies
 #   sanitize  memcheck and racecheck (SANITIZE_TOOLS=memcheck for one): the fuzz tests (quick), the
 #             order tests at small sizes, the out-of-memory test at small sizes
+#   records   a refactor's check (issue 19): every study's CI config run by the binaries of before
+#             (.device/carry/before.tar.xz, a `before/` folder of bench executables) and of now,
+#             and the record sets compared (scripts/records_diff.py): on the GPU every variant runs
 # Binaries: .device/carry/bin.tar.xz (scripts/pack_bin.sh: stripped, packed to fit the 64 MiB
 # carry) when present, else build/bin.
 # Result files go to $OUT/results.tgz.
@@ -59,6 +62,18 @@ phase_sanitize() {
     step env LP_BENCH_WRAPPER="compute-sanitizer --tool $tool --report-api-errors no --error-exitcode 3" timeout "$T" \
       $REL oom --bin "$BIN" --config configs/reliability/oom_multireduce_small.json --too-big 2^26
   done
+}
+
+phase_records() {
+  [ -f .device/carry/before.tar.xz ] || { echo "no .device/carry/before.tar.xz"; status=1; return; }
+  mkdir -p /tmp/lp && tar xJf .device/carry/before.tar.xz -C /tmp/lp
+  local pairs=""
+  for s in cachesim cpu histogram multireduce multiscan sortedsearch; do
+    step timeout "$T" /tmp/lp/before/bench "$s" --config "configs/ci/$s.json" --out "$RES/records/before" --force
+    step timeout "$T" "$BIN/bench" "$s" --config "configs/ci/$s.json" --out "$RES/records/after" --force
+    pairs="$pairs $RES/records/before/$s.json $RES/records/after/$s.json"
+  done
+  step python3 scripts/records_diff.py $pairs
 }
 
 echo "== device"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader

@@ -1,5 +1,8 @@
-"""Reading result files (the results contract of ARCHITECTURE.md) for the plotting scripts."""
+"""Reading result files (the results contract of ARCHITECTURE.md) for the plotting scripts, and the
+helpers those scripts share for drawing and writing what they make (one copy, so that every study's
+figures and tables come out alike)."""
 import json
+import os
 import sys
 
 
@@ -26,11 +29,25 @@ def pow2(x):
     return f"2^{x.bit_length() - 1}" if x > 0 and x & (x - 1) == 0 else str(x)
 
 
+def load_file(folder, name):
+    """(doc, validated records) of folder/name, or (None, []) where there is no such file (a study's
+    script draws what the folder holds). doc["_file"] keeps the name for the script's messages."""
+    path = os.path.join(folder, name)
+    if not os.path.exists(path):
+        return None, []
+    doc = load(path)
+    doc["_file"] = name
+    return doc, timed(doc)
+
+
 def select(recs, **want):
-    """Records whose params match: a scalar means equal, a set/list/tuple means one of."""
-    def ok(p, k, v):
-        return p.get(k) in v if isinstance(v, (set, frozenset, list, tuple)) else p.get(k) == v
-    return [r for r in recs if all(ok(r["params"], k, v) for k, v in want.items())]
+    """Records whose params match: a scalar means equal, a set/list/tuple means one of. The key
+    `variant` is matched against the record's variant name (no benchmark has a param of that name),
+    so that one call filters on both."""
+    def ok(r, k, v):
+        got = r["variant"] if k == "variant" else r["params"].get(k)
+        return got in v if isinstance(v, (set, frozenset, list, tuple)) else got == v
+    return [r for r in recs if all(ok(r, k, v) for k, v in want.items())]
 
 
 def copy_fraction(doc, r):
@@ -40,6 +57,62 @@ def copy_fraction(doc, r):
     if f is None and r.get("GBps") and ceil:
         f = r["GBps"] / ceil
     return f
+
+
+def best_fractions(doc, recs, kinds, leave_out=()):
+    """The points of a summary figure: per series, distribution and m, the record that reaches the
+    largest fraction of the copy ceiling (the first one on a tie), as a copy of it with
+    variant = the series, winner = its own variant and frac = the fraction. kinds maps a record's
+    kind ("ours", "peer", "cpu") to its series; other kinds, the variants in leave_out and records
+    without a fraction are not drawn."""
+    best = {}
+    for r in recs:
+        f, series = copy_fraction(doc, r), kinds.get(r["kind"])
+        if f is None or series is None or r["variant"] in leave_out:
+            continue
+        k = (series, r["params"]["distribution"], r["params"]["m"])
+        if k not in best or f > best[k]["frac"]:
+            best[k] = dict(r, variant=series, winner=r["variant"], frac=f)
+    return list(best.values())
+
+
+def name_winners(ax, pts, series, **annotate_args):
+    """Names the winning variant beside the points of one series of best_fractions, along m, only
+    where the winner changes: a name at every point would cover the lines."""
+    last = None
+    for p in sorted((p for p in pts if p["variant"] == series), key=lambda p: p["params"]["m"]):
+        if p["winner"] != last:
+            ax.annotate(p["winner"], (p["params"]["m"], p["frac"]), textcoords="offset points", **annotate_args)
+        last = p["winner"]
+
+
+def variant_style(table):
+    """The style function of lines keyed by variant (see plot_multireduce.lines) from a table
+    {variant: (label, colour, marker, line style)}; a variant missing from it is drawn grey under its
+    own name. The table is read at each call, so entries added to it later count."""
+    def style(k, i, count):
+        label, colour, marker, ls = table.get(k, (k, "tab:gray", ".", "-"))
+        return dict(label=label, color=colour, marker=marker, ls=ls)
+    return style
+
+
+def skip(out, why):
+    """The one line on stderr for a figure or table not written: a run that lacks its records is no
+    error, the other figures still come."""
+    print(f"{out}: skipped ({why})", file=sys.stderr)
+
+
+def md_table(head, rows):
+    """A Markdown table: the header cells, the rule, one line per row of cell strings."""
+    return ("| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "\n"
+            + "".join("| " + " | ".join(row) + " |\n" for row in rows))
+
+
+def write_text(path, text):
+    """Writes a table (or any text output) and says so on stdout, as for the figures."""
+    with open(path, "w") as f:
+        f.write(text)
+    print(f"wrote {path}")
 
 
 def figure_series(fig):
@@ -75,9 +148,17 @@ def _num(v):
 
 def save_figure(fig, path, **savefig_args):
     """Saves the PNG and, beside it, <name>.series.json: the plotted data (figure_series)."""
-    import json as _json
     fig.savefig(path, **savefig_args)
     base = path[:-4] if path.endswith(".png") else path
     with open(base + ".series.json", "w") as f:
-        _json.dump(figure_series(fig), f, indent=0, sort_keys=True)
+        json.dump(figure_series(fig), f, indent=0, sort_keys=True)
         f.write("\n")
+
+
+def write_figure(fig, path, **savefig_args):
+    """save_figure, then frees the figure (a script draws many; pyplot keeps each open until closed)
+    and says where it went."""
+    import matplotlib.pyplot as plt  # here: reading results must not need matplotlib
+    save_figure(fig, path, **savefig_args)
+    plt.close(fig)
+    print(f"wrote {path}")

@@ -47,10 +47,6 @@ STYLE = {
 }
 
 
-def skip(name, why):
-    print(f"skip {name}: {why}", file=sys.stderr)
-
-
 def load(res, name):
     """NAME and its parts: cpu.json also takes cpu_*.json (a run split over several configs or
     device calls); the first file's meta labels the figure."""
@@ -72,16 +68,11 @@ def log2_axis(ax, xs):
     ax.grid(True, which="both", alpha=0.3)
 
 
-def select(recs, variant=None, **want):
-    """lpresults.select on params, and on the variant name when given."""
-    return [r for r in lpresults.select(recs, **want) if variant is None or r["variant"] == variant]
-
-
 def series(recs, key="ns_per_input", **want):
     """(m, value) of the records that match, one per m: where parts of a run measured the same m at
     several n (a latency probe at a smaller n), the largest n."""
     best = {}
-    for r in select(recs, **want):
+    for r in lpresults.select(recs, **want):
         m = r["params"]["m"]
         if m not in best or r["params"]["n"] > best[m]["params"]["n"]:
             best[m] = r
@@ -98,9 +89,7 @@ def save(fig, out, name, doc):
     fig.text(0.99, 0.005, f"{machine(doc)} · commit {doc['meta'].get('git_commit', '?')} · {doc['meta'].get('date', '')[:10]}",
              ha="right", va="bottom", fontsize=7, color="grey")
     fig.tight_layout(rect=(0, 0.02, 1, 1))
-    lpresults.save_figure(fig, os.path.join(out, name), dpi=130)
-    plt.close(fig)
-    print(f"wrote {os.path.join(out, name)}")
+    lpresults.write_figure(fig, os.path.join(out, name), dpi=130)
 
 
 def m_figure(res, out, name, title, lines):
@@ -108,11 +97,11 @@ def m_figure(res, out, name, title, lines):
     a label may be a function of the line's records (e.g. to say how much huge pages backed)."""
     doc, recs = load(res, "cpu.json")
     if not recs:
-        return skip(name, "no cpu.json records")
+        return lpresults.skip(name, "no cpu.json records")
     fig, ax = plt.subplots(figsize=(7, 4.5))
     xs = []
     for label, style, want in lines:
-        rs = select(recs, **want)
+        rs = lpresults.select(recs, **want)
         x, y = series(rs)
         if x:
             ax.plot(x, y, **style, label=label(rs) if callable(label) else label)
@@ -153,7 +142,7 @@ def fig2_5(res, out):
 def fig2_2(res, out):
     doc, recs = load(res, "cpu.json")
     if not recs:
-        return skip("fig2_2.png", "no cpu.json records")
+        return lpresults.skip("fig2_2.png", "no cpu.json records")
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4.5))
     x, y = series(recs, variant="multireduce_seq", pages="4k", **PLAIN)
     a.plot(x, y, "o-", color="tab:red", label="multireduce (Alg 2.2)")
@@ -175,7 +164,7 @@ def fig2_2(res, out):
 
 def by_bits(recs, variant, key="ns_per_input"):
     out = {}
-    for r in select(recs, variant=variant):
+    for r in lpresults.select(recs, variant=variant):
         b = r["params"]["sort_bits"]
         v = r.get(key) if key == "ns_per_input" else r["metrics"].get(key)
         if isinstance(v, (int, float)):
@@ -192,7 +181,7 @@ def sim_figure(res, out, name, measured_variant, title):
     ns = {r["params"]["n"] for r in recs if r["params"]["sort_bits"] > 0}
     recs = [r for r in recs if ns and r["params"]["n"] == max(ns)]
     if not recs:
-        return skip(name, "no records of this host with sort_bits > 0")
+        return lpresults.skip(name, "no records of this host with sort_bits > 0")
     fig, ax = plt.subplots(figsize=(8, 5))
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     xs = []
@@ -215,13 +204,13 @@ def sim_figure(res, out, name, measured_variant, title):
 
 def sim_vs_measured(res, out):
     doc, recs = load(res, "cachesim.json")
-    sims = sorted(select(recs, variant="simulate", sort_bits=0), key=lambda r: r["params"]["m"])
+    sims = sorted(lpresults.select(recs, variant="simulate", sort_bits=0), key=lambda r: r["params"]["m"])
     sims = [r for r in sims if "measured_ns" in r["metrics"]]
     if sims:  # the m sweep's n (a sort-bits group may add points at another n)
         ns = [r["params"]["n"] for r in sims]
         sims = [r for r in sims if r["params"]["n"] == max(set(ns), key=ns.count)]
     if not sims:
-        return skip("sim_vs_measured.png", "no simulate records with a measured time in cachesim.json")
+        return lpresults.skip("sim_vs_measured.png", "no simulate records with a measured time in cachesim.json")
     m = [r["params"]["m"] for r in sims]
     g = lambda k: [r["metrics"][k] for r in sims]  # noqa: E731
     fig, (a, b) = plt.subplots(1, 2, figsize=(12, 4.5))
@@ -249,16 +238,17 @@ def table2_1(res, out):
     doc, recs = load(res, "cpu.json")
     _, sims = load(res, "cachesim.json")
     rows = []
-    for r in sorted(select(recs, variant="multireduce_seq", pages="4k", labels="random", sort_bits=0, threads=0), key=lambda r: r["params"]["m"]):
+    for r in sorted(lpresults.select(recs, variant="multireduce_seq", pages="4k", labels="random", sort_bits=0, threads=0),
+                    key=lambda r: r["params"]["m"]):
         v = r["metrics"].get("dtlb_misses_per_input")
         rows.append((r["params"]["m"], f"{100 * v / 3:.1f}%" if isinstance(v, (int, float)) else None))
     sim = {}
-    for r in select(sims, variant="simulate", sort_bits=0, pages="4k"):
+    for r in lpresults.select(sims, variant="simulate", sort_bits=0, pages="4k"):
         walks = [v for k, v in r["metrics"].items() if k.startswith("tlb_misses_per_input.")]
         if walks:
             sim[r["params"]["m"]] = f"{100 * walks[-1] / 3:.1f}%"
     if not rows and not sim:
-        return skip("table2_1.md", "no multireduce_seq records")
+        return lpresults.skip("table2_1.md", "no multireduce_seq records")
     ms = sorted({m for m, _ in rows} | set(sim))
     counters = dict(rows)
     lines = ["# Table 2.1: data-TLB load miss rate of the simple multireduce (3 loads per input)", "",
@@ -267,24 +257,22 @@ def table2_1(res, out):
              "| m | hardware counters | simulated |", "| ---: | ---: | ---: |"]
     for m in ms:
         lines.append(f"| {lpresults.pow2(m)} | {counters.get(m) or 'unavailable'} | {sim.get(m, '—')} |")
-    with open(os.path.join(out, "table2_1.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print(f"wrote {os.path.join(out, 'table2_1.md')}")
+    lpresults.write_text(os.path.join(out, "table2_1.md"), "\n".join(lines) + "\n")
 
 
 def threads(res, out):
     doc, recs = load(res, "cpu.json")
-    mt = select(recs, variant="multireduce_mt", pages="2m", labels="random", sort_bits=0)
+    mt = lpresults.select(recs, variant="multireduce_mt", pages="2m", labels="random", sort_bits=0)
     mt = [r for r in mt if r["params"]["threads"] > 0]
     if not mt:
-        return skip("threads.png", "no multireduce_mt thread sweep")
+        return lpresults.skip("threads.png", "no multireduce_mt thread sweep")
     # Bandwidth: the streaming read at the same thread count (bytes per ns = GB/s).
     bw = {}
-    for r in select(recs, variant="stream_read", pages="2m"):  # it ignores m: the best of its repeats
+    for r in lpresults.select(recs, variant="stream_read", pages="2m"):  # it ignores m: the best of its repeats
         if r["params"]["threads"] > 0:
             bw[r["params"]["threads"]] = max(bw.get(r["params"]["threads"], 0), r["GBps"])
     if not bw:
-        return skip("threads.png", "no stream_read thread sweep")
+        return lpresults.skip("threads.png", "no stream_read thread sweep")
     best = max(bw.values())
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for m in sorted({r["params"]["m"] for r in mt}):

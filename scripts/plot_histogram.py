@@ -96,7 +96,7 @@ def fig4_4(doc, recs):
 def fig4_23(doc, recs):
     rs = [r for r in u8_256(recs) if r["variant"] in ("trish", "banktrish")]
     if not rs:
-        return pm.skip("fig4_23.png", "no validated TRISH/BankTRISH records")
+        return lpresults.skip("fig4_23.png", "no validated TRISH/BankTRISH records")
     n = max(r["params"]["n"] for r in rs)
     rs = [r for r in rs if r["params"]["n"] == n]
     inputs = sorted({label(r) for r in rs}, key=lambda s: (s not in ("uniform", "degenerate", "zipf"), s))
@@ -120,9 +120,7 @@ def fig4_23(doc, recs):
     ax.legend(fontsize=7, ncol=3)
     ax.grid(True, axis="y", alpha=0.3)
     fig.tight_layout()
-    lpresults.save_figure(fig, os.path.join(pm.OUT, "fig4_23.png"), dpi=150, bbox_inches="tight")
-    plt.close(fig)
-    print(f"wrote {os.path.join(pm.OUT, 'fig4_23.png')}")
+    lpresults.write_figure(fig, os.path.join(pm.OUT, "fig4_23.png"), dpi=150, bbox_inches="tight")
 
 
 def fig_a(doc, recs):
@@ -184,16 +182,13 @@ def targets(doc, recs):
                              f"{100 * frac:.0f}%" if frac else "-",
                              f"{trish / bt8:.2f}x" if trish and bt8 else "-"])
     if not rows:
-        return pm.skip("targets.md", "no validated records")
+        return lpresults.skip("targets.md", "no validated records")
     head = ["sample", "bins", "input", "n", "best of ours", "ns/input", "CUB ns/input", "speed-up vs CUB", "% copy ceiling",
             "TRISH / BankTRISH x8"]
-    with open(os.path.join(pm.OUT, "targets.md"), "w") as f:
-        f.write(f"# Histogram targets (issue 4)\n\n{pm.header(doc, recs)}\n\n")
-        f.write("Targets: 256 bins >= 1.3x CUB (u8 also >= 90% of the copy ceiling); 4096 and 65536 bins >= 3x CUB.\n\n")
-        f.write("| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "\n")
-        for row in rows:
-            f.write("| " + " | ".join(row) + " |\n")
-    print(f"wrote {os.path.join(pm.OUT, 'targets.md')}")
+    lpresults.write_text(os.path.join(pm.OUT, "targets.md"),
+                         f"# Histogram targets (issue 4)\n\n{pm.header(doc, recs)}\n\n"
+                         "Targets: 256 bins >= 1.3x CUB (u8 also >= 90% of the copy ceiling); 4096 and 65536 bins >= 3x CUB.\n\n"
+                         + lpresults.md_table(head, rows))
 
 
 def main():

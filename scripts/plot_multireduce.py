@@ -94,9 +94,7 @@ NS = ("ns per input", lambda r: r["ns_per_input"])
 M = ("m (buckets)", lambda r: r["params"]["m"])
 
 
-def by_variant(k, i, count):
-    label, c, mk, ls = STYLE.get(k, (k, "tab:gray", ".", "-"))
-    return dict(label=label, color=c, marker=mk, ls=ls)
+by_variant = lpresults.variant_style(STYLE)  # plot_histogram.py adds its variants to STYLE
 
 
 def by_param(name):
@@ -144,7 +142,7 @@ def figure(out, what, doc, panels, series, style, x=M, y=NS, ylog=True, extra=No
     """Panels [(subtitle, records)] side by side sharing one legend on the right; empty panels dropped."""
     panels = [(t, rs) for t, rs in panels if rs]
     if not panels:
-        return skip(out, f"no validated records for it in the {doc['_file']}")
+        return lpresults.skip(out, f"no validated records for it in the {doc['_file']}")
     fig, axes = plt.subplots(1, len(panels), figsize=(5.4 * len(panels) + 3.2, 4.9), squeeze=False)
     for ax, (t, rs) in zip(axes[0], panels):
         lines(ax, rs, series, style, x[1], y[1], ylog)
@@ -158,13 +156,7 @@ def figure(out, what, doc, panels, series, style, x=M, y=NS, ylog=True, extra=No
     fig.legend(handles.values(), handles.keys(), loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8, frameon=False)
     fig.suptitle(f"{what}\n{header(doc, [r for _, rs in panels for r in rs])}", fontsize=10)
     fig.tight_layout()
-    lpresults.save_figure(fig, os.path.join(OUT, out), dpi=150, bbox_inches="tight")
-    plt.close(fig)
-    print(f"wrote {os.path.join(OUT, out)}")
-
-
-def skip(out, why):
-    print(f"{out}: skipped ({why})", file=sys.stderr)
+    lpresults.write_figure(fig, os.path.join(OUT, out), dpi=150, bbox_inches="tight")
 
 
 def dist_panels(recs, names=None, dists=DISTS):
@@ -173,31 +165,18 @@ def dist_panels(recs, names=None, dists=DISTS):
             for i, d in enumerate(x for x in dists if any(r["params"]["distribution"] == x for r in recs))]
 
 
-def load(name):
-    path = os.path.join(RESULTS, name)
-    if not os.path.exists(path):
-        return None, []
-    doc = lpresults.load(path)
-    doc["_file"] = name
-    return doc, lpresults.timed(doc)
-
-
 def need(outs, name):
-    doc, recs = load(name)
+    doc, recs = lpresults.load_file(RESULTS, name)
     if doc is None:
         for o in outs:
-            skip(o, f"{name} not found")
+            lpresults.skip(o, f"{name} not found")
     return doc, recs
-
-
-def variant(recs, *names):
-    return [r for r in recs if r["variant"] in names]
 
 
 def fig3_6():
     doc, recs = need(["fig3_6.png"], "multireduce_fig3_6.json")
     if doc:
-        recs = lpresults.select(variant(recs, "thrust_reduce_by_key_sorted", "thrust_scan_by_key_sorted"), distribution="sorted")
+        recs = lpresults.select(recs, variant=("thrust_reduce_by_key_sorted", "thrust_scan_by_key_sorted"), distribution="sorted")
         figure("fig3_6.png", "Fig 3.6: Thrust reduce-by-key and scan-by-key on pre-sorted pairs", doc,
                [("sorted labels", recs)], lambda r: r["variant"], by_variant,
                x=("mean segment length n/m (inputs per label)", lambda r: r["params"]["n"] / r["params"]["m"]))
@@ -210,33 +189,29 @@ def fig4_7_to_4_9():
     sms = doc["meta"]["gpu"].get("sms") or 132
     tt = (f"total threads (threads/block x blocks/SM x {sms} SMs)",
           lambda r: r["params"]["threads"] * r["params"]["blocks_per_sm"] * sms)
-    plain = variant(recs, "global_noncomm")
+    plain = lpresults.select(recs, variant="global_noncomm")
     figure("fig4_7_4_8.png", "Figs 4.7, 4.8: global_noncomm (a bucket set per thread in global memory), non-commutative add",
            doc, dist_panels(plain, {"uniform": " (Fig 4.7)", "degenerate": " (Fig 4.8)"}),
            lambda r: r["params"]["m"], by_param("m"), x=tt)
     figure("fig4_9.png", "Fig 4.9: global_noncomm_sorted (radix sort by label, then global_noncomm; sort included)",
-           doc, dist_panels(variant(recs, "global_noncomm_sorted")), lambda r: r["params"]["m"], by_param("m"), x=tt)
+           doc, dist_panels(lpresults.select(recs, variant="global_noncomm_sorted")), lambda r: r["params"]["m"], by_param("m"), x=tt)
 
 
 def table_md(out, title, head, rows, notes):
-    with open(os.path.join(OUT, out), "w") as f:
-        f.write(f"### {title}\n\n| " + " | ".join(head) + " |\n|" + "---|" * len(head) + "\n")
-        f.writelines("| " + " | ".join(row) + " |\n" for row in rows)
-        f.write(f"\n{notes}\n")
-    print(f"wrote {os.path.join(OUT, out)}")
+    lpresults.write_text(os.path.join(OUT, out), f"### {title}\n\n{lpresults.md_table(head, rows)}\n{notes}\n")
 
 
 def fig4_10_table4_1():
     doc, recs = need(["fig4_10_4_11.png", "table4_1.md"], "multireduce_table4_1.json")
     if not doc:
         return
-    recs = lpresults.select(variant(recs, "global_comm"), sort_bits=0)
+    recs = lpresults.select(recs, variant="global_comm", sort_bits=0)
     figure("fig4_10_4_11.png", "Figs 4.10, 4.11: global_comm (nSets atomic bucket sets in global memory, set = thread mod nSets)",
            doc, dist_panels(recs, {"degenerate": " (Fig 4.10)", "uniform": " (Fig 4.11)"}, ("degenerate", "uniform")),
            lambda r: r["params"]["n_sets"], by_param("nSets"))
     uni = {(r["params"]["n_sets"], r["params"]["m"]): r["ns_per_input"] for r in lpresults.select(recs, distribution="uniform")}
     if not uni:
-        return skip("table4_1.md", "no validated uniform global_comm records in multireduce_table4_1.json")
+        return lpresults.skip("table4_1.md", "no validated uniform global_comm records in multireduce_table4_1.json")
     sets, ms = sorted({s for s, _ in uni}), sorted({m for _, m in uni})
     l2 = doc["meta"]["gpu"].get("l2_bytes") or float("inf")
     cell = lambda s, m: "" if (s, m) not in uni else (f"**{uni[s, m]:.4g}**" if 4 * s * m > l2 else f"{uni[s, m]:.4g}")  # noqa: E731
@@ -251,7 +226,7 @@ def table4_2():
     if not doc:
         return
     cfg = {}
-    for r in variant(recs, "global_comm"):
+    for r in lpresults.select(recs, variant="global_comm"):
         p = r["params"]
         cfg.setdefault((p["m"], p["n_sets"], p["sort_bits"]), {})[p["distribution"]] = r["ns_per_input"]
     best = {}
@@ -259,7 +234,7 @@ def table4_2():
         if {"uniform", "degenerate"} <= t.keys() and (m not in best or max(t.values()) < max(best[m][2].values())):
             best[m] = (s, b, t)
     if not best:
-        return skip("table4_2.md", "no global_comm configuration with both uniform and degenerate records")
+        return lpresults.skip("table4_2.md", "no global_comm configuration with both uniform and degenerate records")
     rows = [[str(int(math.log2(m))), str(int(math.log2(s))), str(int(math.log2(s * m))), str(b),
              str(int(math.log2(s * m)) - b), f"{t['uniform']:.4g}", f"{t['degenerate']:.4g}"] for m, (s, b, t) in sorted(best.items())]
     table_md("table4_2.md", f"Table 4.2: best case of global_comm with previous sorting — {header(doc, recs)}",
@@ -272,36 +247,25 @@ def simple(out, name, what, names, series=lambda r: r["variant"], style=by_varia
     """A figure against m from one file: the given variants, one panel per distribution present."""
     doc, recs = need([out], name)
     if doc:
-        recs = lpresults.select(variant(recs, *names) if names else recs, **want)
-        figure(out, what, doc, dist_panels(recs), series, style)
+        if names:  # none: every variant
+            want["variant"] = names
+        figure(out, what, doc, dist_panels(lpresults.select(recs, **want)), series, style)
 
 
 def summary():
     doc, recs = need(["summary.png"], "multireduce_targets.json")
     if not doc:
         return
-    best = {}  # (distribution, m, "best ours"/"best peer") -> (fraction, variant)
-    for r in lpresults.select(recs, **BASE):
-        f, kind = lpresults.copy_fraction(doc, r), {"ours": "best ours", "peer": "best peer"}.get(r["kind"])
-        if f is None or kind is None or r["variant"] == "cub_histogram_even":
-            continue
-        k = (r["params"]["distribution"], r["params"]["m"], kind)
-        if k not in best or f > best[k][0]:
-            best[k] = (f, r["variant"])
-    pts = [dict(variant=k[2], winner=v, frac=f, params=dict(distribution=k[0], m=k[1], n=n))
-           for k, (f, v) in best.items() for n in [next(r["params"]["n"] for r in recs if r["params"]["m"] == k[1])]]
+    pts = lpresults.best_fractions(doc, lpresults.select(recs, **BASE), {"ours": "best ours", "peer": "best peer"},
+                                   leave_out=("cub_histogram_even",))
 
     def targets(ax, rs):
         for lo, hi, t in ((1, 2**8, 0.95), (2**10, 2**16, 0.70)):
             ax.plot([lo, hi], [t, t], color="green", lw=6, alpha=0.15, solid_capstyle="butt")
             ax.text(lo, t + 0.02, f"target {t:.0%}", fontsize=7, color="green", alpha=0.7)
         for kind, dy, colour in (("best ours", 8, "tab:red"), ("best peer", -8, "tab:blue")):
-            last = None  # name the winner where it changes
-            for p in sorted((p for p in rs if p["variant"] == kind), key=lambda p: p["params"]["m"]):
-                if p["winner"] != last:
-                    ax.annotate(p["winner"], (p["params"]["m"], p["frac"]), xytext=(2, dy), textcoords="offset points",
-                                rotation=35 if dy > 0 else -35, ha="left", va="bottom" if dy > 0 else "top", fontsize=6.5, color=colour)
-                last = p["winner"]
+            lpresults.name_winners(ax, rs, kind, xytext=(2, dy), rotation=35 if dy > 0 else -35, ha="left",
+                                   va="bottom" if dy > 0 else "top", fontsize=6.5, color=colour)
         ax.set_ylim(0, max(1.1, *(p["frac"] * 1.05 for p in rs)))
 
     figure("summary.png", "Fraction of the copy ceiling reached, best of ours vs best peer library (int32 add, random values)",

@@ -54,33 +54,26 @@ STYLE = {  # solid = ours, dashed = peer, dash-dot = CPU
 BASE = dict(op="add", type="int32", values="random")
 
 
-def by_variant(k, i, count):
-    label, c, mk, ls = STYLE.get(k, (k, "tab:gray", ".", "-"))
-    return dict(label=label, color=c, marker=mk, ls=ls)
+by_variant = lpresults.variant_style(STYLE)
 
 
 def load(name, outs):
     """The figure's own results file, else the default run's; None where neither exists."""
     for f in (name, "multiscan.json"):
-        path = os.path.join(RESULTS, f)
-        if os.path.exists(path):
-            doc = lpresults.load(path)
-            doc["_file"] = f
-            return doc, lpresults.timed(doc)
+        doc, recs = lpresults.load_file(RESULTS, f)
+        if doc:
+            return doc, recs
     for o in outs:
-        pm.skip(o, f"neither {name} nor multiscan.json in {RESULTS}")
+        lpresults.skip(o, f"neither {name} nor multiscan.json in {RESULTS}")
     return None, []
-
-
-def variant(recs, *names):
-    return [r for r in recs if not names or r["variant"] in names]
 
 
 def simple(out, name, what, names, series=lambda r: r["variant"], **want):
     doc, recs = load(name, [out])
     if doc:
-        recs = lpresults.select(variant(recs, *names), **want)
-        pm.figure(out, what, doc, pm.dist_panels(recs), series, by_variant)
+        if names:  # none: every variant
+            want["variant"] = names
+        pm.figure(out, what, doc, pm.dist_panels(lpresults.select(recs, **want)), series, by_variant)
 
 
 def fig5_4_5_5():
@@ -118,29 +111,16 @@ def summary():
     if not doc:
         return
     if not (doc.get("ceilings") or {}).get("copy_GBps"):
-        return pm.skip("summary.png", f"no copy ceiling in {doc['_file']} (a run without a GPU)")
-    best = {}
-    for r in lpresults.select(recs, **BASE, mode="exclusive"):
-        if r["variant"] == "thrust_scan_by_key_sorted":
-            continue  # its time leaves out the sort: a bound, not a multiscan
-        f = lpresults.copy_fraction(doc, r)
-        kind = {"ours": "best ours", "peer": "best peer", "cpu": "best cpu"}.get(r["kind"])
-        if f is None or kind is None:
-            continue
-        k = (kind, r["params"]["distribution"], r["params"]["m"])
-        if k not in best or f > best[k]["frac"]:
-            best[k] = dict(r, variant=kind, winner=r["variant"], frac=f)
-    pts = list(best.values())
+        return lpresults.skip("summary.png", f"no copy ceiling in {doc['_file']} (a run without a GPU)")
+    # thrust_scan_by_key_sorted left out: its time leaves out the sort, a bound, not a multiscan.
+    pts = lpresults.best_fractions(doc, lpresults.select(recs, **BASE, mode="exclusive"),
+                                   {"ours": "best ours", "peer": "best peer", "cpu": "best cpu"},
+                                   leave_out=("thrust_scan_by_key_sorted",))
 
     def names(ax, rs):
         ax.axhline(1.0, color="gray", lw=0.8)  # the copy ceiling itself
         ax.axhline(0.6, color="gray", lw=0.8, ls=":")  # issue 5's target for m <= 256
-        last = None
-        for p in sorted((p for p in rs if p["variant"] == "best ours"), key=lambda p: p["params"]["m"]):
-            if p["winner"] != last:
-                ax.annotate(p["winner"], (p["params"]["m"], p["frac"]), xytext=(2, 6), textcoords="offset points", rotation=35,
-                            fontsize=6.5, color="tab:red")
-            last = p["winner"]
+        lpresults.name_winners(ax, rs, "best ours", xytext=(2, 6), rotation=35, fontsize=6.5, color="tab:red")
 
     ceiling = doc["ceilings"]["copy_GBps"]
     pm.figure("summary.png", "Best of ours vs best peer vs the CPU, as a fraction of the copy ceiling (int32 add, exclusive)", doc,

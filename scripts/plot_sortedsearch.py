@@ -105,8 +105,7 @@ def main():
     fig.suptitle(f"Vectorized sorted search on {lpresults.gpu_label(doc)} — copy ceiling {ceil:.0f} GB/s measured in the run "
                  f"(commit {meta['git_commit']}, {meta['date'][:10]}); every point validated against the CPU reference", fontsize=10)
     fig.tight_layout()
-    lpresults.save_figure(fig, sys.argv[2], dpi=110)
-    print(f"wrote {sys.argv[2]}")
+    lpresults.write_figure(fig, sys.argv[2], dpi=110)
 
 
 if __name__ == "__main__":

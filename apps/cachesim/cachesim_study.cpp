@@ -15,6 +15,7 @@
 #include <mutex>
 
 #include "apps/harness/datagen.hpp"
+#include "apps/harness/framework.hpp"
 #include "cpu_reference/cachesim/cache_sim.hpp"
 #include "cpu_reference/cachesim/presets.hpp"
 #include "cpu_reference/cachesim/streams.hpp"
@@ -215,24 +216,28 @@ const Calibration& calibration_for(const std::string& spec, const cs::Hierarchy&
 
 // ---- the point ---------------------------------------------------------------------------------
 
-struct VariantDef {
-  const char* name;
-  const char* description;
+class CachesimPoint;
+
+// The variants drive the point's own machinery (the simulator, the host's measured runs): the
+// context is the point.
+struct Ctx {
+  CachesimPoint* point = nullptr;
 };
 
-const std::vector<VariantDef>& defs() {
-  static const std::vector<VariantDef> d = {
-      {"measured_multireduce", "this host: Alg 2.2 (sort_bits = 0) or Alg 2.4, the same inputs as the stream simulated (runs where the hierarchy is this host's: it has probed timings)"},
-      {"measured_enforced", "this host: the same with each bucket read waiting for the previous one (Fig 2.8), what the sequential model assumes"},
-      {"simulate", "replays Alg 2.2 / Alg 2.4's accesses through the hierarchy; time = simulation; metrics: counts and both models' ns per input (and their error where the measured variants ran first)"},
-      {"recommend_sort_bits", "simulates Alg 2.4 for sort_bits 0..max_sort_bits and reports the best per model"},
-  };
-  return d;
-}
+enum class Does { Measure, MeasureEnforced, Simulate, Recommend };
+struct Props {
+  Does does = Does::Simulate;
+};
 
-class CachesimPoint final : public harness::Point {
+using Variant = harness::Variant<Ctx, Props>;
+using Variants = harness::VariantTable<Variant>;
+
+const Variants& table();
+
+class CachesimPoint final : public harness::TablePoint<Variant> {
  public:
-  CachesimPoint(const Params& p, std::uint64_t seed) : seed_(seed) {
+  CachesimPoint(const Params& p, std::uint64_t seed) : TablePoint(table()), seed_(seed) {
+    ctx_.point = this;
     n_ = harness::as_int(p, "n");
     m_ = static_cast<std::uint32_t>(harness::as_int(p, "m"));
     sort_bits_ = int(harness::as_int(p, "sort_bits"));
@@ -249,17 +254,38 @@ class CachesimPoint final : public harness::Point {
   }
 
   double inputs() const override { return double(n_); }
-  double minimal_bytes(const std::string&) const override { return 8.0 * double(n_) + 4.0 * double(m_); }
 
-  void prepare(const std::string& variant) override {
-    const bool measured = variant.rfind("measured_", 0) == 0;
-    if (measured && !host_)
-      throw harness::Unsupported("the hierarchy '" + spec_ + "' is not this host's (its timings are given, not probed)");
-    if (variant == "recommend_sort_bits" && sort_bits_ != 0)
-      throw harness::Unsupported("sweeps sort_bits itself: runs where sort_bits = 0");
-    if (variant == "recommend_sort_bits" && std::min(max_sort_bits_, cpu::label_bits(m_)) == 0)
-      throw harness::Unsupported("nothing to choose: max_sort_bits or the label width is 0");
-    if (measured) {
+  // What the variants run. Alg 2.2 / 2.4 on this host, plain or with each bucket read waiting for
+  // the previous one (Fig 2.8), timed here as well for the models' error.
+  void measure(bool enforced) {
+    const std::uint32_t* l = labels_.as<std::uint32_t>();
+    const auto t0 = std::chrono::steady_clock::now();
+    if (!enforced) cpu::multireduce_sorted<Op>(l, values_.as<T>(), n_, m_, sort_bits_, buckets_.as<T>(), &scratch_);
+    else cpu::multireduce_enforced_sorted<Op>(l, values_.as<T>(), n_, m_, sort_bits_, g_zero_, buckets_.as<T>(), &scratch_);
+    measured_[enforced ? "measured_enforced" : "measured_multireduce"].push_back(
+        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / double(n_));
+  }
+  void simulate_point() { last_ = simulate(sort_bits_); }
+  void sweep_sort_bits() {
+    sweep_.clear();
+    const int top = std::min(max_sort_bits_, cpu::label_bits(m_));
+    for (int b = 0; b <= top; ++b) sweep_.push_back(simulate(b));
+  }
+
+ private:
+  double bytes(const Variant&) const override { return 8.0 * double(n_) + 4.0 * double(m_); }
+
+  std::string skip_reason(const Variant& d) const override {
+    const bool measured = d.props.does == Does::Measure || d.props.does == Does::MeasureEnforced;
+    if (measured && !host_) return "the hierarchy '" + spec_ + "' is not this host's (its timings are given, not probed)";
+    if (d.props.does == Does::Recommend && sort_bits_ != 0) return "sweeps sort_bits itself: runs where sort_bits = 0";
+    if (d.props.does == Does::Recommend && std::min(max_sort_bits_, cpu::label_bits(m_)) == 0)
+      return "nothing to choose: max_sort_bits or the label width is 0";
+    return TablePoint::skip_reason(d);
+  }
+
+  void allocate(const Variant& d) override {
+    if (d.props.does == Does::Measure || d.props.does == Does::MeasureEnforced) {
       if (!values_) cpu_study::fill_values(values_, n_, m_, kind_, seed_, pages_);
       buckets_.allocate(std::size_t(m_) * 4, pages_);
     }
@@ -268,29 +294,11 @@ class CachesimPoint final : public harness::Point {
     prices_ = calibration_->prices;
   }
 
-  void run(const std::string& variant, void*) override {
-    const std::uint32_t* l = labels_.as<std::uint32_t>();
-    if (variant == "measured_multireduce" || variant == "measured_enforced") {
-      const auto t0 = std::chrono::steady_clock::now();
-      if (variant == "measured_multireduce") cpu::multireduce_sorted<Op>(l, values_.as<T>(), n_, m_, sort_bits_, buckets_.as<T>(), &scratch_);
-      else cpu::multireduce_enforced_sorted<Op>(l, values_.as<T>(), n_, m_, sort_bits_, g_zero_, buckets_.as<T>(), &scratch_);
-      measured_[variant].push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / double(n_));
-    } else if (variant == "simulate") {
-      last_ = simulate(sort_bits_);
-    } else if (variant == "recommend_sort_bits") {
-      sweep_.clear();
-      const int top = std::min(max_sort_bits_, cpu::label_bits(m_));
-      for (int b = 0; b <= top; ++b) sweep_.push_back(simulate(b));
-    } else {
-      throw std::logic_error("cachesim: no variant '" + variant + "'");
-    }
-  }
-
-  Validation validate(const std::string& variant) override {
-    if (variant == "simulate") return check(last_);
-    if (variant == "recommend_sort_bits") {
+  Validation check(const Variant& d) override {
+    if (d.props.does == Does::Simulate) return check_run(last_);
+    if (d.props.does == Does::Recommend) {
       for (const auto& s : sweep_)
-        if (Validation v = check(s); v.status != Validation::Status::Pass) return v;
+        if (Validation v = check_run(s); v.status != Validation::Status::Pass) return v;
       return Validation::pass();
     }
     if (ref_.empty()) {
@@ -304,12 +312,12 @@ class CachesimPoint final : public harness::Point {
     return Validation::pass();
   }
 
-  void release(const std::string&) override {
+  void deallocate(const Variant&) override {
     buckets_.release();
     scratch_ = {};
   }
 
-  Params metrics(const std::string& variant) override {
+  Params measured(const Variant& d) override {
     Params p;
     const auto names = level_names(hierarchy_);
     auto put_prices = [&] {
@@ -334,7 +342,7 @@ class CachesimPoint final : public harness::Point {
         if (!c.pages_note.empty()) p["probe.pages_note"] = c.pages_note;
       }
     };
-    if (variant == "simulate") {
+    if (d.props.does == Does::Simulate) {
       const cs::Counts c = cs::counts_between(empty_stats(), last_.stats, double(n_));
       const cs::Prediction pr = cs::predict(c, prices_);
       for (std::size_t k = 0; k < names.size(); ++k) p["served_per_input." + names[k]] = c.served[k];
@@ -348,17 +356,17 @@ class CachesimPoint final : public harness::Point {
       // The error: the overlap model against the measured algorithm; the thesis's model
       // against the measured algorithm (how far off it is) and against the enforced one (what it
       // describes).
-      if (double m = measured("measured_multireduce"); m > 0) {
+      if (double m = measured_median("measured_multireduce"); m > 0) {
         p["measured_ns"] = m;
         p["error.overlap"] = pr.overlap_ns / m - 1;
         p["error.sequential"] = pr.sequential_ns / m - 1;
       }
-      if (double m = measured("measured_enforced"); m > 0) {
+      if (double m = measured_median("measured_enforced"); m > 0) {
         p["measured_enforced_ns"] = m;
         p["error.sequential_vs_enforced"] = pr.sequential_ns / m - 1;
       }
       put_prices();
-    } else if (variant == "recommend_sort_bits") {
+    } else if (d.props.does == Does::Recommend) {
       int best_seq = 0, best_ovl = 0;
       std::vector<cs::Prediction> pr;
       for (const auto& s : sweep_) pr.push_back(cs::predict(cs::counts_between(empty_stats(), s.stats, double(n_)), prices_));
@@ -377,7 +385,6 @@ class CachesimPoint final : public harness::Point {
     return p;
   }
 
- private:
   struct Run {
     cs::Stats stats;
     double seconds = 0;
@@ -401,7 +408,7 @@ class CachesimPoint final : public harness::Point {
 
   // Every core access is served by exactly one level (or memory), and the stream has exactly the
   // algorithm's accesses.
-  static Validation check(const Run& r) {
+  static Validation check_run(const Run& r) {
     std::uint64_t served = 0;
     for (auto s : r.stats.served) served += s;
     if (r.stats.accesses != r.expected_accesses)
@@ -420,7 +427,7 @@ class CachesimPoint final : public harness::Point {
 
   // The median of the variant's runs at this point, without the first (the harness's warm-up, or
   // the coldest timed run), as the harness's own median leaves the warm-up out.
-  double measured(const std::string& v) const {
+  double measured_median(const std::string& v) const {
     auto it = measured_.find(v);
     if (it == measured_.end() || it->second.empty()) return 0;
     std::vector<double> t(it->second.size() > 2 ? it->second.begin() + 1 : it->second.begin(), it->second.end());
@@ -449,35 +456,46 @@ class CachesimPoint final : public harness::Point {
   volatile std::uint32_t g_zero_ = 0;  // the enforced variant's dependency mask, opaque to the compiler
 };
 
+void add_variants(Variants& d) {
+  using harness::VariantKind;
+  d.add({"measured_multireduce", VariantKind::Cpu,
+         "this host: Alg 2.2 (sort_bits = 0) or Alg 2.4, the same inputs as the stream simulated (runs where the hierarchy is this host's: it has probed timings)",
+         {Does::Measure}, {}, {}, [](Ctx& c) { c.point->measure(false); }});
+  d.add({"measured_enforced", VariantKind::Cpu,
+         "this host: the same with each bucket read waiting for the previous one (Fig 2.8), what the sequential model assumes",
+         {Does::MeasureEnforced}, {}, {}, [](Ctx& c) { c.point->measure(true); }});
+  d.add({"simulate", VariantKind::Cpu,
+         "replays Alg 2.2 / Alg 2.4's accesses through the hierarchy; time = simulation; metrics: counts and both models' ns per input (and their error where the measured variants ran first)",
+         {Does::Simulate}, {}, {}, [](Ctx& c) { c.point->simulate_point(); }});
+  d.add({"recommend_sort_bits", VariantKind::Cpu, "simulates Alg 2.4 for sort_bits 0..max_sort_bits and reports the best per model",
+         {Does::Recommend}, {}, {}, [](Ctx& c) { c.point->sweep_sort_bits(); }});
+}
+
+const Variants& table() {
+  static const Variants t("cachesim", {add_variants});
+  return t;
+}
+
 }  // namespace
 
-class CachesimStudy final : public harness::Study {
- public:
-  std::string name() const override { return "cachesim"; }
-  std::string description() const override {
-    return "cache simulator (thesis §2.4): Alg 2.2/2.4 access streams through a described hierarchy, the thesis's sequential timing model and a calibrated overlapping-miss model, against the same algorithms measured on this host";
-  }
-  std::vector<harness::AxisSpec> axes() const override {
-    using harness::AxisKind;
-    using V = harness::Value;
-    return {
-        {"n", AxisKind::Size, "inputs (label-value pairs)", {V(std::int64_t(1) << 26)}, {}, 1, std::int64_t(1) << 30},
-        {"m", AxisKind::Size, "buckets", {V(std::int64_t(1) << 20)}, {}, 1, std::int64_t(1) << 28},
-        {"labels", AxisKind::Choice, "random (uniform, the generator and seed of bench cpu) or sequential (i mod m)", {V(std::string("random"))}, {"random", "sequential"}},
-        {"pages", AxisKind::Choice, "4k or 2m (THP): the measured variants' memory and the simulated TLBs' page size", {V(std::string("4k"))}, {"4k", "2m"}},
-        {"sort_bits", AxisKind::Int, "top label bits of Alg 2.4's partial radix sort; 0 = Alg 2.2", {V(std::int64_t(0))}, {}, 0, 24},
-        {"max_sort_bits", AxisKind::Int, "recommend_sort_bits: the largest sort_bits it simulates", {V(std::int64_t(6))}, {}, 0, 24},
-        {"hierarchy", AxisKind::Choice, "a preset (core2-t7300, opteron-6274, dev-vm), host (from sysfs) or a JSON file; \"probe\"/\"calibrate\" timings are measured on this host", {V(std::string("dev-vm"))}, {}},
-    };
-  }
-  std::vector<harness::VariantSpec> variants() const override {
-    std::vector<harness::VariantSpec> out;
-    for (const auto& d : defs()) out.push_back({d.name, harness::VariantKind::Cpu, d.description});
-    return out;
-  }
-  std::string default_config() const override { return kDefaultConfig; }
+std::unique_ptr<harness::Study> make_study() {
+  using harness::AxisKind;
+  using V = harness::Value;
+  harness::StudyDecl s{"cachesim",
+                       "cache simulator (thesis §2.4): Alg 2.2/2.4 access streams through a described hierarchy, the thesis's sequential timing model and a calibrated overlapping-miss model, against the same algorithms measured on this host",
+                       kDefaultConfig};
+  s.axes = {
+      {"n", AxisKind::Size, "inputs (label-value pairs)", {V(std::int64_t(1) << 26)}, {}, 1, std::int64_t(1) << 30},
+      {"m", AxisKind::Size, "buckets", {V(std::int64_t(1) << 20)}, {}, 1, std::int64_t(1) << 28},
+      {"labels", AxisKind::Choice, "random (uniform, the generator and seed of bench cpu) or sequential (i mod m)", {V(std::string("random"))}, {"random", "sequential"}},
+      {"pages", AxisKind::Choice, "4k or 2m (THP): the measured variants' memory and the simulated TLBs' page size", {V(std::string("4k"))}, {"4k", "2m"}},
+      {"sort_bits", AxisKind::Int, "top label bits of Alg 2.4's partial radix sort; 0 = Alg 2.2", {V(std::int64_t(0))}, {}, 0, 24},
+      {"max_sort_bits", AxisKind::Int, "recommend_sort_bits: the largest sort_bits it simulates", {V(std::int64_t(6))}, {}, 0, 24},
+      {"hierarchy", AxisKind::Choice, "a preset (core2-t7300, opteron-6274, dev-vm), host (from sysfs) or a JSON file; \"probe\"/\"calibrate\" timings are measured on this host", {V(std::string("dev-vm"))}, {}},
+  };
+  s.variants = table().specs();
   // A hierarchy that does not parse or validate stops the run before any work, naming the key.
-  std::string check_params(const Params& p) const override {
+  s.check_params = [](const Params& p) -> std::string {
     try {
       load_hierarchy(harness::as_str(p, "hierarchy"));
     } catch (const std::exception& e) {
@@ -485,12 +503,9 @@ class CachesimStudy final : public harness::Study {
     }
     if (harness::as_int(p, "n") > std::int64_t(UINT32_MAX)) return "n: at most 2^32 - 1 inputs";
     return {};
-  }
-  std::unique_ptr<harness::Point> make_point(const Params& p, std::uint64_t seed, bool) const override {
-    return std::make_unique<CachesimPoint>(p, seed);
-  }
-};
-
-std::unique_ptr<harness::Study> make_study() { return std::make_unique<CachesimStudy>(); }
+  };
+  s.make_point = [](const Params& p, std::uint64_t seed, bool) -> std::unique_ptr<harness::Point> { return std::make_unique<CachesimPoint>(p, seed); };
+  return harness::declare_study(std::move(s));
+}
 
 }  // namespace lp::cachesim_study

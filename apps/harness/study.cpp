@@ -1,5 +1,7 @@
 #include "study.hpp"
 
+#include "framework.hpp"
+
 #include <sstream>
 
 namespace harness {
@@ -34,5 +36,30 @@ const char* to_string(VariantKind k) {
   }
   return "?";
 }
+
+namespace {
+class DeclaredStudy final : public Study {
+ public:
+  explicit DeclaredStudy(StudyDecl d) : d_(std::move(d)) {
+    if (d_.name.empty() || !d_.make_point) throw std::logic_error("a study declaration needs a name and make_point");
+  }
+  std::string name() const override { return d_.name; }
+  std::string description() const override { return d_.description; }
+  std::vector<AxisSpec> axes() const override { return d_.axes; }
+  std::vector<VariantSpec> variants() const override { return d_.variants; }
+  std::string default_config() const override { return d_.default_config; }
+  std::string check_params(const Params& p) const override { return d_.check_params ? d_.check_params(p) : std::string(); }
+  std::unique_ptr<Point> make_point(const Params& p, std::uint64_t seed, bool device_ok) const override {
+    return d_.make_point(p, seed, device_ok);
+  }
+  bool has_demo() const override { return bool(d_.demo); }
+  int demo(std::ostream& os, bool device_ok) const override { return d_.demo ? d_.demo(os, device_ok) : 2; }
+
+ private:
+  StudyDecl d_;
+};
+}  // namespace
+
+std::unique_ptr<Study> declare_study(StudyDecl decl) { return std::make_unique<DeclaredStudy>(std::move(decl)); }
 
 }  // namespace harness

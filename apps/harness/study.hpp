@@ -109,15 +109,6 @@ std::string checksum_hex(const std::vector<T>& v) {
   return checksum_hex(v.data(), v.size() * sizeof(T));
 }
 
-// The entry called `name` in a study's own variant table (any list of structs with a `name`
-// member). The config layer has already checked every name, so a miss is a programming error.
-template <class Def>
-const Def& find_variant(const std::vector<Def>& table, const std::string& name, const std::string& study) {
-  for (const auto& d : table)
-    if (name == d.name) return d;
-  throw std::logic_error(study + ": no variant '" + name + "'");
-}
-
 class Study {
  public:
   virtual ~Study() = default;

@@ -25,17 +25,10 @@ std::string image_dir() {
 
 namespace {
 
-const Defs& defs() {
-  static const Defs list = [] {
-    Defs d;
-    add_modern_variants(d);
-    add_thesis_variants(d);
-    return d;
-  }();
-  return list;
+const Defs& table() {
+  static const Defs t("histogram", {add_modern_variants, add_thesis_variants});
+  return t;
 }
-
-const Def& def(const std::string& name) { return harness::find_variant(defs(), name, "histogram"); }
 
 // The images scripts/make_images.py writes (skimage.data's test images): grey, and each channel of
 // the colour ones.
@@ -61,16 +54,16 @@ std::vector<std::uint8_t> tiled_image(const std::string& name, std::int64_t n) {
   return out;
 }
 
-class HistogramPoint final : public harness::Point {
+class HistogramPoint final : public harness::TablePoint<Def> {
  public:
-  HistogramPoint(const Params& p, std::uint64_t seed, bool device) : device_(device) {
+  HistogramPoint(const Params& p, std::uint64_t seed, bool device) : TablePoint(table()), device_(device) {
     n_ = harness::as_int(p, "n");
     bins_ = static_cast<std::uint32_t>(harness::as_int(p, "bins"));
     u8_ = harness::as_str(p, "sample") == "u8";
-    tune_.threads = int(harness::as_int(p, "threads"));
-    tune_.blocks_per_sm = int(harness::as_int(p, "blocks_per_sm"));
-    tune_.factor = int(harness::as_int(p, "factor"));
-    tune_.cluster = int(harness::as_int(p, "cluster"));
+    ctx_.tune.threads = int(harness::as_int(p, "threads"));
+    ctx_.tune.blocks_per_sm = int(harness::as_int(p, "blocks_per_sm"));
+    ctx_.tune.factor = int(harness::as_int(p, "factor"));
+    ctx_.tune.cluster = int(harness::as_int(p, "cluster"));
     const std::string input = harness::as_str(p, "input");
     if (input == "image") {
       s8_ = tiled_image(harness::as_str(p, "image"), n_);
@@ -84,63 +77,52 @@ class HistogramPoint final : public harness::Point {
       if (u8_) d8_.upload(s8_);
       else d32_.upload(s32_);
     }
+    ctx_.u8 = u8_;
+    ctx_.s8 = d8_.get();
+    ctx_.s32 = d32_.get();
+    ctx_.n = n_;
+    ctx_.bins = bins_;
+    ctx_.host_s8 = s8_.data();
+    ctx_.host_s32 = s32_.data();
   }
 
   double inputs() const override { return static_cast<double>(n_); }
-  // Each sample read once, each count written once.
-  double minimal_bytes(const std::string&) const override { return double(n_) * (u8_ ? 1 : 4) + 4.0 * bins_; }
 
-  void prepare(const std::string& variant) override {
-    const Def& d = def(variant);
-    if (d.unsupported) {
-      const std::string why = d.unsupported(u8_, n_, bins_, tune_);
-      if (!why.empty()) throw harness::Unsupported(why);
-    }
+ private:
+  // Each sample read once, each count written once.
+  double bytes(const Def&) const override { return double(n_) * (u8_ ? 1 : 4) + 4.0 * bins_; }
+
+  void allocate(const Def& d) override {
     if (d.kind == VariantKind::Cpu) {
       host_out_.assign(bins_, 0xffffffffu);
-      return;
+    } else {
+      out_.resize(bins_);
+      out_.poison();
+      scratch_.resize(d.scratch ? d.scratch(ctx_) : 0);
+      if (d.props.needs_ones && ones_.size() != std::size_t(n_)) ones_.upload(std::vector<std::uint32_t>(std::size_t(n_), 1u));
     }
-    out_.resize(bins_);
-    out_.poison();
-    scratch_.resize(d.scratch ? d.scratch(u8_, n_, bins_, tune_) : 0);
-    if (d.needs_ones && ones_.size() != std::size_t(n_)) ones_.upload(std::vector<std::uint32_t>(std::size_t(n_), 1u));
+    ctx_.out = out_.get();
+    ctx_.scratch = scratch_.get();
+    ctx_.scratch_bytes = scratch_.size();
+    ctx_.ones = ones_.get();
+    ctx_.host_out = host_out_.data();
   }
 
-  void run(const std::string& variant, void* stream) override {
-    Ctx c;
-    c.u8 = u8_;
-    c.s8 = d8_.get();
-    c.s32 = d32_.get();
-    c.n = n_;
-    c.bins = bins_;
-    c.out = out_.get();
-    c.scratch = scratch_.get();
-    c.scratch_bytes = scratch_.size();
-    c.ones = ones_.get();
-    c.tune = tune_;
-    c.stream = static_cast<cudaStream_t>(stream);
-    c.host_s8 = s8_.data();
-    c.host_s32 = s32_.data();
-    c.host_out = host_out_.data();
-    def(variant).run(c);
-  }
-
-  harness::Validation validate(const std::string& variant) override {
-    const std::vector<std::uint32_t> got = def(variant).kind == VariantKind::Cpu ? host_out_ : out_.download();
+  harness::Validation check(const Def& d) override {
+    const std::vector<std::uint32_t> got = d.kind == VariantKind::Cpu ? host_out_ : out_.download();
     const std::string bad = harness::first_mismatch(reference(), got, "bin", [](std::uint32_t v) { return std::to_string(v); });
     return bad.empty() ? harness::Validation::pass() : harness::Validation::fail(bad);
   }
 
-  std::string reference_checksum(const std::string&) override { return harness::checksum_hex(reference()); }
+  std::string checksum(const Def&) override { return harness::checksum_hex(reference()); }
 
-  void release(const std::string&) override {
+  void deallocate(const Def&) override {
     out_.reset();
     scratch_.reset();
     ones_.reset();
     host_out_.clear();
   }
 
- private:
   const std::vector<std::uint32_t>& reference() {
     if (ref_.size() != bins_) {
       ref_.resize(bins_);
@@ -154,7 +136,6 @@ class HistogramPoint final : public harness::Point {
   std::int64_t n_ = 0;
   std::uint32_t bins_ = 0;
   bool u8_ = true;
-  Tuning tune_;
   std::vector<std::uint8_t> s8_;
   std::vector<std::uint32_t> s32_, ref_, host_out_;
   DeviceBuffer<std::uint8_t> d8_;
@@ -164,40 +145,30 @@ class HistogramPoint final : public harness::Point {
 
 }  // namespace
 
-class HistogramStudy final : public harness::Study {
- public:
-  std::string name() const override { return "histogram"; }
-  std::string description() const override {
-    return "histogram (thesis 4.3.1, 4.5.2, App. A): Podlozhnyuk, Nugteren, TRISH, BankTRISH, per-bank and our kernels vs CUB "
-           "HistogramEven and the CPU, u8/u32 samples, synthetic inputs and images";
-  }
-  std::vector<harness::AxisSpec> axes() const override {
-    using harness::AxisKind;
-    using V = harness::Value;
-    std::vector<harness::AxisSpec> a = {
-        {"n", AxisKind::Size, "samples", {V(std::int64_t(1) << 28)}, {}, 1, std::int64_t(1) << 30},
-        {"bins", AxisKind::Size, "bins: samples are in [0, bins); u8 samples: at most 256", {V(std::int64_t(256))}, {}, 1, std::int64_t(1) << 24},
-        {"sample", AxisKind::Choice, "sample type: u8 (bytes, the thesis's image case) or u32", {V(std::string("u8"))}, {"u8", "u32"}},
-        {"input", AxisKind::Choice,
-         "uniform, degenerate (all bins-1), zipf (exponent zipf_s), image (axis image; raw 8-bit files from scripts/make_images.py in "
-         "$LP_IMAGE_DIR, default build/images)",
-         {V(std::string("uniform"))}, {"uniform", "degenerate", "zipf", "image"}},
-        {"image", AxisKind::Choice, "the photograph (input image only), tiled to n samples", {V(std::string("camera.grey"))}, image_names()},
-        {"zipf_s", AxisKind::Real, "zipf exponent (input zipf only)", {V(1.0)}, {}},
-        {"factor", AxisKind::Int, "BankTRISH: factor x 64 threads per block (0: default 8)", {V(std::int64_t(0))}, {}, 0, 8},
-        {"threads", AxisKind::Int, "threads per block (0: the variant's default)", {V(std::int64_t(0))}, {}, 0, 1024},
-        {"blocks_per_sm", AxisKind::Int, "resident blocks per SM the grid is sized for (0: as many as fit; the thesis used 3)", {V(std::int64_t(0))}, {}, 0, 32},
-        {"cluster", AxisKind::Int, "thread-block cluster size of cluster_privatized (0: the smallest that holds the histogram)", {V(std::int64_t(0))}, {}, 0, 16},
-    };
-    return a;
-  }
-  std::vector<harness::VariantSpec> variants() const override {
-    std::vector<harness::VariantSpec> out;
-    for (const auto& d : defs()) out.push_back({d.name, d.kind, d.description});
-    return out;
-  }
-  std::string default_config() const override { return kDefaultConfig; }
-  std::string check_params(const Params& p) const override {
+std::unique_ptr<harness::Study> make_study() {
+  using harness::AxisKind;
+  using V = harness::Value;
+  harness::StudyDecl s{"histogram",
+                       "histogram (thesis 4.3.1, 4.5.2, App. A): Podlozhnyuk, Nugteren, TRISH, BankTRISH, per-bank and our kernels vs CUB "
+                       "HistogramEven and the CPU, u8/u32 samples, synthetic inputs and images",
+                       kDefaultConfig};
+  s.axes = {
+      {"n", AxisKind::Size, "samples", {V(std::int64_t(1) << 28)}, {}, 1, std::int64_t(1) << 30},
+      {"bins", AxisKind::Size, "bins: samples are in [0, bins); u8 samples: at most 256", {V(std::int64_t(256))}, {}, 1, std::int64_t(1) << 24},
+      {"sample", AxisKind::Choice, "sample type: u8 (bytes, the thesis's image case) or u32", {V(std::string("u8"))}, {"u8", "u32"}},
+      {"input", AxisKind::Choice,
+       "uniform, degenerate (all bins-1), zipf (exponent zipf_s), image (axis image; raw 8-bit files from scripts/make_images.py in "
+       "$LP_IMAGE_DIR, default build/images)",
+       {V(std::string("uniform"))}, {"uniform", "degenerate", "zipf", "image"}},
+      {"image", AxisKind::Choice, "the photograph (input image only), tiled to n samples", {V(std::string("camera.grey"))}, image_names()},
+      {"zipf_s", AxisKind::Real, "zipf exponent (input zipf only)", {V(1.0)}, {}},
+      {"factor", AxisKind::Int, "BankTRISH: factor x 64 threads per block (0: default 8)", {V(std::int64_t(0))}, {}, 0, 8},
+      {"threads", AxisKind::Int, "threads per block (0: the variant's default)", {V(std::int64_t(0))}, {}, 0, 1024},
+      {"blocks_per_sm", AxisKind::Int, "resident blocks per SM the grid is sized for (0: as many as fit; the thesis used 3)", {V(std::int64_t(0))}, {}, 0, 32},
+      {"cluster", AxisKind::Int, "thread-block cluster size of cluster_privatized (0: the smallest that holds the histogram)", {V(std::int64_t(0))}, {}, 0, 16},
+  };
+  s.variants = table().specs();
+  s.check_params = [](const Params& p) -> std::string {
     const bool u8 = harness::as_str(p, "sample") == "u8";
     const std::int64_t bins = harness::as_int(p, "bins");
     const std::string& input = harness::as_str(p, "input");
@@ -211,12 +182,11 @@ class HistogramStudy final : public harness::Study {
         return "image: " + path + " not found (run scripts/make_images.py " + image_dir() + ", or set LP_IMAGE_DIR)";
     }
     return {};
-  }
-  std::unique_ptr<harness::Point> make_point(const Params& p, std::uint64_t seed, bool device) const override {
+  };
+  s.make_point = [](const Params& p, std::uint64_t seed, bool device) -> std::unique_ptr<harness::Point> {
     return std::make_unique<HistogramPoint>(p, seed, device);
-  }
-};
-
-std::unique_ptr<harness::Study> make_study() { return std::make_unique<HistogramStudy>(); }
+  };
+  return harness::declare_study(std::move(s));
+}
 
 }  // namespace lp::histogram_study

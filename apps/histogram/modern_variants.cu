@@ -11,57 +11,57 @@ namespace h = lp::histogram;
 using harness::VariantKind;
 
 void add_modern_variants(Defs& d) {
-  d.push_back({"block_privatized", VariantKind::Ours,
-               "ours: block-private shared histograms, 32-bit counters, up to 32 copies (one per bank: 256 bins get 32), 16-byte loads; "
-               "u8: words and vectors of equal bytes as one update; u32: equal samples bundled, warps on one bin combined",
-               [](bool u8, std::int64_t, std::uint32_t bins, const Tuning& t) {
-                 return u8 ? h::block_privatized_unsupported<std::uint8_t>(bins, t) : h::block_privatized_unsupported<std::uint32_t>(bins, t);
-               },
-               {},
-               [](Ctx& c) {
-                 if (c.u8) h::block_privatized(c.s8, c.n, c.bins, c.out, c.tune, c.stream);
-                 else h::block_privatized(c.s32, c.n, c.bins, c.out, c.tune, c.stream);
-               }});
+  d.add({"block_privatized", VariantKind::Ours,
+         "ours: block-private shared histograms, 32-bit counters, up to 32 copies (one per bank: 256 bins get 32), 16-byte loads; "
+         "u8: words and vectors of equal bytes as one update; u32: equal samples bundled, warps on one bin combined", {},
+         [](const auto& c) {
+           return c.u8 ? h::block_privatized_unsupported<std::uint8_t>(c.bins, c.tune) : h::block_privatized_unsupported<std::uint32_t>(c.bins, c.tune);
+         },
+         {},
+         [](Ctx& c) {
+           if (c.u8) h::block_privatized(c.s8, c.n, c.bins, c.out, c.tune, c.stream);
+           else h::block_privatized(c.s32, c.n, c.bins, c.out, c.tune, c.stream);
+         }});
 
-  d.push_back({"cluster_privatized", VariantKind::Ours,
-               "ours (Hopper): one 32-bit histogram per thread-block cluster (2..16 blocks, axis cluster) in distributed shared memory, "
-               "16-byte loads, equal samples bundled; u32 samples, up to 4 passes beyond 16 blocks' shared memory",
-               [](bool u8, std::int64_t, std::uint32_t bins, const Tuning& t) { return h::cluster_privatized_unsupported(u8, bins, t); },
-               {},
-               [](Ctx& c) { h::cluster_privatized(c.s32, c.n, c.bins, c.out, c.tune, c.stream); }});
+  d.add({"cluster_privatized", VariantKind::Ours,
+         "ours (Hopper): one 32-bit histogram per thread-block cluster (2..16 blocks, axis cluster) in distributed shared memory, "
+         "16-byte loads, equal samples bundled; u32 samples, up to 4 passes beyond 16 blocks' shared memory", {},
+         [](const auto& c) { return h::cluster_privatized_unsupported(c.u8, c.bins, c.tune); },
+         {},
+         [](Ctx& c) { h::cluster_privatized(c.s32, c.n, c.bins, c.out, c.tune, c.stream); }});
 
-  d.push_back({"auto", VariantKind::Ours,
-               "ours: block_privatized for byte samples and for u32 histograms of which two copies fit a block, cluster_privatized above",
-               [](bool u8, std::int64_t, std::uint32_t bins, const Tuning& t) {
-                 if (h::auto_uses_cluster(u8, bins)) return h::cluster_privatized_unsupported(u8, bins, t);
-                 return u8 ? h::block_privatized_unsupported<std::uint8_t>(bins, t) : h::block_privatized_unsupported<std::uint32_t>(bins, t);
-               },
-               {},
-               [](Ctx& c) {
-                 if (c.u8) h::histogram_auto(c.s8, c.n, c.bins, c.out, c.tune, c.stream);
-                 else h::histogram_auto(c.s32, c.n, c.bins, c.out, c.tune, c.stream);
-               }});
+  d.add({"auto", VariantKind::Ours,
+         "ours: block_privatized for byte samples and for u32 histograms of which two copies fit a block, cluster_privatized above", {},
+         [](const auto& c) {
+           if (h::auto_uses_cluster(c.u8, c.bins)) return h::cluster_privatized_unsupported(c.u8, c.bins, c.tune);
+           return c.u8 ? h::block_privatized_unsupported<std::uint8_t>(c.bins, c.tune) : h::block_privatized_unsupported<std::uint32_t>(c.bins, c.tune);
+         },
+         {},
+         [](Ctx& c) {
+           if (c.u8) h::histogram_auto(c.s8, c.n, c.bins, c.out, c.tune, c.stream);
+           else h::histogram_auto(c.s32, c.n, c.bins, c.out, c.tune, c.stream);
+         }});
 
-  d.push_back({"cub_histogram_even", VariantKind::Peer,
-               "cub::DeviceHistogram::HistogramEven on the samples (u8 or u32), bins + 1 even levels over [0, bins)",
-               [](bool u8, std::int64_t n, std::uint32_t bins, const Tuning&) {
-                 return u8 ? h::cub_histogram_even_unsupported<std::uint8_t, unsigned>(n, bins)
-                           : h::cub_histogram_even_unsupported<std::uint32_t, unsigned>(n, bins);
-               },
-               [](bool u8, std::int64_t n, std::uint32_t bins, const Tuning&) {
-                 return u8 ? h::cub_histogram_even_bytes<std::uint8_t, unsigned>(n, bins) : h::cub_histogram_even_bytes<std::uint32_t, unsigned>(n, bins);
-               },
-               [](Ctx& c) {
-                 unsigned* out = reinterpret_cast<unsigned*>(c.out);
-                 if (c.u8) h::cub_histogram_even(c.s8, c.n, c.bins, out, c.scratch, c.scratch_bytes, c.stream);
-                 else h::cub_histogram_even(c.s32, c.n, c.bins, out, c.scratch, c.scratch_bytes, c.stream);
-               }});
+  d.add({"cub_histogram_even", VariantKind::Peer,
+         "cub::DeviceHistogram::HistogramEven on the samples (u8 or u32), bins + 1 even levels over [0, bins)", {},
+         [](const auto& c) {
+           return c.u8 ? h::cub_histogram_even_unsupported<std::uint8_t, unsigned>(c.n, c.bins)
+                     : h::cub_histogram_even_unsupported<std::uint32_t, unsigned>(c.n, c.bins);
+         },
+         [](const auto& c) {
+           return c.u8 ? h::cub_histogram_even_bytes<std::uint8_t, unsigned>(c.n, c.bins) : h::cub_histogram_even_bytes<std::uint32_t, unsigned>(c.n, c.bins);
+         },
+         [](Ctx& c) {
+           unsigned* out = reinterpret_cast<unsigned*>(c.out);
+           if (c.u8) h::cub_histogram_even(c.s8, c.n, c.bins, out, c.scratch, c.scratch_bytes, c.stream);
+           else h::cub_histogram_even(c.s32, c.n, c.bins, out, c.scratch, c.scratch_bytes, c.stream);
+         }});
 
-  d.push_back({"cpu_sequential", VariantKind::Cpu, "the sequential count on one core (also the reference)", {}, {},
-               [](Ctx& c) {
-                 if (c.u8) cpu::histogram_sequential(c.host_s8, c.n, c.bins, c.host_out);
-                 else cpu::histogram_sequential(c.host_s32, c.n, c.bins, c.host_out);
-               }});
+  d.add({"cpu_sequential", VariantKind::Cpu, "the sequential count on one core (also the reference)", {}, {}, {},
+         [](Ctx& c) {
+           if (c.u8) cpu::histogram_sequential(c.host_s8, c.n, c.bins, c.host_out);
+           else cpu::histogram_sequential(c.host_s32, c.n, c.bins, c.host_out);
+         }});
 }
 
 }  // namespace lp::histogram_study

@@ -1,6 +1,5 @@
-// How the histogram study binds a variant name to a launcher. Each family (a .cu file here, one
-// kernel header per algorithm in kernels/histogram/) appends its definitions; the study knows
-// variants only through this table.
+// The histogram study's variants, in the harness's table (framework.hpp). Each family (a .cu file
+// here, one kernel header per algorithm in kernels/histogram/) adds its definitions.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -9,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/harness/study.hpp"
+#include "apps/harness/framework.hpp"
 #include "kernels/histogram/common.cuh"
 
 namespace lp::histogram_study {
@@ -35,19 +34,14 @@ struct Ctx {
   std::uint32_t* host_out = nullptr;
 };
 
-struct Def {
-  std::string name;
-  harness::VariantKind kind;
-  std::string description;
-  // Why it cannot run at (sample type, n, bins, tuning), or "".
-  std::function<std::string(bool u8, std::int64_t n, std::uint32_t bins, const Tuning&)> unsupported;
-  // Device scratch bytes it needs there.
-  std::function<std::size_t(bool u8, std::int64_t n, std::uint32_t bins, const Tuning&)> scratch;
-  std::function<void(Ctx&)> run;
+// What the study needs to know of a variant beyond its launcher and predicates.
+struct Props {
   bool needs_ones = false;  // reads a values array of ones (the multireduce kernels' interface)
 };
 
-using Defs = std::vector<Def>;
+// A variant: {name, kind, description, {needs_ones}, unsupported(ctx), scratch(ctx), run(ctx)}.
+using Def = harness::Variant<Ctx, Props>;
+using Defs = harness::VariantTable<Def>;
 
 void add_thesis_variants(Defs&);  // thesis 4.3.1 (Podlozhnyuk, Nugteren, TRISH), 4.5.2 (BankTRISH), Alg 4.10
 void add_modern_variants(Defs&);  // beyond the thesis, `auto`, the CUB peer and the CPU baseline

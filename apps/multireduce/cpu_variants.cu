@@ -8,11 +8,11 @@ template <class Op>
 void add_cpu_variants(Defs<Op>& d) {
   using harness::VariantKind;
   // Alg 2.2
-  d.push_back({"cpu_sequential", VariantKind::Cpu, "thesis Alg 2.2: the sequential multireduce on one core", false, Output::Buckets, {}, {},
-               [](Ctx<Op>& c) { cpu::multireduce_sequential<Op>(c.host_labels, c.host_values, c.n, c.m, c.host_out); }});
+  d.add({"cpu_sequential", VariantKind::Cpu, "thesis Alg 2.2: the sequential multireduce on one core", {false, Output::Buckets}, {}, {},
+         [](Ctx<Op>& c) { cpu::multireduce_sequential<Op>(c.host_labels, c.host_values, c.n, c.m, c.host_out); }});
   // Alg 2.4
-  d.push_back({"cpu_sorted", VariantKind::Cpu, "thesis Alg 2.4: partial radix sort by the top sort_bits label bits, then Alg 2.2 (one core)", false, Output::Buckets, {}, {},
-               [](Ctx<Op>& c) { cpu::multireduce_sorted<Op>(c.host_labels, c.host_values, c.n, c.m, c.tune.sort_bits, c.host_out, c.host_sort_scratch); }});
+  d.add({"cpu_sorted", VariantKind::Cpu, "thesis Alg 2.4: partial radix sort by the top sort_bits label bits, then Alg 2.2 (one core)", {false, Output::Buckets}, {}, {},
+         [](Ctx<Op>& c) { cpu::multireduce_sorted<Op>(c.host_labels, c.host_values, c.n, c.m, c.tune.sort_bits, c.host_out, c.host_sort_scratch); }});
 }
 
 #define LP_X(Op) template void add_cpu_variants<Op>(Defs<Op>&);

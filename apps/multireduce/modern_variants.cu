@@ -85,44 +85,44 @@ template <class Op>
 void add_modern_variants(Defs<Op>& d) {
   using harness::VariantKind;
   using T = typename Op::value_type;
-  d.push_back({"auto", VariantKind::Ours,
-               "ours: picks by operator, value size, m and (beyond shared memory) a look at 8 K labels among shared_privatized, cluster_privatized, aggregated global atomics, sort_global and warp_ordered",
-               false, Output::Buckets,
-               [](std::int64_t n, std::uint32_t, const Tuning&) {
-                 return n > (std::int64_t(1) << 31) - 1 ? std::string("sort_global counts in int") : std::string();
-               },
-               [](std::int64_t n, std::uint32_t m, const Tuning& t) { return scratch_for<Op>(choose<Op>(n, m, t), n, m, t); },
-               [](Ctx<Op>& c) { run_regime<Op>(choose<Op>(c.n, c.m, c.tune), c); }});
-  d.push_back({"shared_privatized", VariantKind::Ours,
-               "ours: per-block bucket sets in shared memory, replicated up to 32 ways (per bank), 16-byte loads, run and warp aggregation of equal labels; up to 4 label windows read the same inputs beyond one block",
-               true, Output::Buckets,
-               [](std::int64_t n, std::uint32_t m, const Tuning& t) {
-                 return mr::shared_privatized_plan<T>(n, m, t).copies ? std::string() : std::string("a quarter of the bucket set exceeds a block's shared memory");
-               },
-               [](std::int64_t n, std::uint32_t m, const Tuning& t) { return mr::shared_privatized_scratch_bytes<T>(n, m, t); },
-               commutative_only<Op>([](auto& c) { mr::shared_privatized<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream); })});
-  d.push_back({"cluster_privatized", VariantKind::Ours,
-               "ours (Hopper): one bucket set per thread-block cluster in distributed shared memory, atomics on the owner block's slice",
-               true, Output::Buckets,
-               [](std::int64_t, std::uint32_t m, const Tuning& t) {
-                 return mr::cluster_plan<T>(m, t).cluster ? std::string() : std::string("the bucket set exceeds 16 blocks' shared memory");
-               },
-               [](std::int64_t, std::uint32_t m, const Tuning& t) {
-                 if constexpr (Op::commutative) return mr::cluster_privatized_scratch_bytes<T>(m, mr::cluster_privatized_sets<Op>(m, t));
-                 else return std::size_t(0);
-               },
-               commutative_only<Op>([](auto& c) { mr::cluster_privatized<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream); })});
-  d.push_back({"global_atomics_aggregated", VariantKind::Ours, "ours: one global atomic per input, but one per warp where all 32 labels are equal",
-               true, Output::Buckets, {}, {},
-               commutative_only<Op>([](auto& c) { mr::global_atomics<Op, true>(c.labels, c.values, c.n, c.m, c.out, c.stream); })});
-  d.push_back({"warp_ordered", VariantKind::Ours,
-               "ours, any operator: per-warp bucket sets in shared memory over contiguous chunks; equal labels in a step combine in lane order (match.any + pointer jumping)",
-               false, Output::Buckets,
-               [](std::int64_t n, std::uint32_t m, const Tuning& t) {
-                 return mr::warp_ordered_plan<Op>(n, m, t).smem ? std::string() : std::string("the per-warp bucket sets exceed shared memory (fewer threads allow more m)");
-               },
-               [](std::int64_t n, std::uint32_t m, const Tuning& t) { return mr::warp_ordered_scratch_bytes<Op>(n, m, t); },
-               [](Ctx<Op>& c) { mr::warp_ordered<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream); }});
+  d.add({"auto", VariantKind::Ours,
+         "ours: picks by operator, value size, m and (beyond shared memory) a look at 8 K labels among shared_privatized, cluster_privatized, aggregated global atomics, sort_global and warp_ordered",
+         {false, Output::Buckets},
+         [](const auto& c) {
+           return c.n > (std::int64_t(1) << 31) - 1 ? std::string("sort_global counts in int") : std::string();
+         },
+         [](const auto& c) { return scratch_for<Op>(choose<Op>(c.n, c.m, c.tune), c.n, c.m, c.tune); },
+         [](Ctx<Op>& c) { run_regime<Op>(choose<Op>(c.n, c.m, c.tune), c); }});
+  d.add({"shared_privatized", VariantKind::Ours,
+         "ours: per-block bucket sets in shared memory, replicated up to 32 ways (per bank), 16-byte loads, run and warp aggregation of equal labels; up to 4 label windows read the same inputs beyond one block",
+         {true, Output::Buckets},
+         [](const auto& c) {
+           return mr::shared_privatized_plan<T>(c.n, c.m, c.tune).copies ? std::string() : std::string("a quarter of the bucket set exceeds a block's shared memory");
+         },
+         [](const auto& c) { return mr::shared_privatized_scratch_bytes<T>(c.n, c.m, c.tune); },
+         commutative_only<Op>([](auto& c) { mr::shared_privatized<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream); })});
+  d.add({"cluster_privatized", VariantKind::Ours,
+         "ours (Hopper): one bucket set per thread-block cluster in distributed shared memory, atomics on the owner block's slice",
+         {true, Output::Buckets},
+         [](const auto& c) {
+           return mr::cluster_plan<T>(c.m, c.tune).cluster ? std::string() : std::string("the bucket set exceeds 16 blocks' shared memory");
+         },
+         [](const auto& c) {
+           if constexpr (Op::commutative) return mr::cluster_privatized_scratch_bytes<T>(c.m, mr::cluster_privatized_sets<Op>(c.m, c.tune));
+           else return std::size_t(0);
+         },
+         commutative_only<Op>([](auto& c) { mr::cluster_privatized<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream); })});
+  d.add({"global_atomics_aggregated", VariantKind::Ours, "ours: one global atomic per input, but one per warp where all 32 labels are equal",
+         {true, Output::Buckets}, {}, {},
+         commutative_only<Op>([](auto& c) { mr::global_atomics<Op, true>(c.labels, c.values, c.n, c.m, c.out, c.stream); })});
+  d.add({"warp_ordered", VariantKind::Ours,
+         "ours, any operator: per-warp bucket sets in shared memory over contiguous chunks; equal labels in a step combine in lane order (match.any + pointer jumping)",
+         {false, Output::Buckets},
+         [](const auto& c) {
+           return mr::warp_ordered_plan<Op>(c.n, c.m, c.tune).smem ? std::string() : std::string("the per-warp bucket sets exceed shared memory (fewer threads allow more m)");
+         },
+         [](const auto& c) { return mr::warp_ordered_scratch_bytes<Op>(c.n, c.m, c.tune); },
+         [](Ctx<Op>& c) { mr::warp_ordered<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream); }});
 }
 
 #define LP_X(Op) template void add_modern_variants<Op>(Defs<Op>&);

@@ -24,23 +24,10 @@ using multireduce::Affine32;
 namespace {
 
 template <class Op>
-const Defs<Op>& defs() {
-  static const Defs<Op> list = [] {
-    Defs<Op> d;
-    add_modern_variants<Op>(d);
-    add_perbank_variants<Op>(d);
-    add_sequential_variants<Op>(d);
-    add_sort_variants<Op>(d);
-    add_peer_variants<Op>(d);
-    add_cpu_variants<Op>(d);
-    return d;
-  }();
-  return list;
-}
-
-template <class Op>
-const Def<Op>& def(const std::string& name) {
-  return harness::find_variant(defs<Op>(), name, "multireduce");
+const Defs<Op>& table() {
+  static const Defs<Op> t("multireduce", {add_modern_variants<Op>, add_perbank_variants<Op>, add_sequential_variants<Op>,
+                                          add_sort_variants<Op>, add_peer_variants<Op>, add_cpu_variants<Op>});
+  return t;
 }
 
 // Input values per operator (values.hpp), all ones for counting, and the input index for "last"
@@ -63,104 +50,80 @@ std::vector<typename Op::value_type> make_values(std::int64_t n, bool ones, std:
 }
 
 template <class Op>
-class MultireducePoint final : public harness::Point {
+class MultireducePoint final : public harness::TablePoint<Def<Op>> {
   using T = typename Op::value_type;
+  using Base = harness::TablePoint<Def<Op>>;
+  using Base::ctx_;
 
  public:
-  MultireducePoint(const Params& p, std::uint64_t seed, bool device) : device_(device) {
+  MultireducePoint(const Params& p, std::uint64_t seed, bool device) : Base(table<Op>()), device_(device) {
     n_ = harness::as_int(p, "n");
     m_ = static_cast<std::uint32_t>(harness::as_int(p, "m"));
     ones_ = harness::as_str(p, "values") == "ones";
-    tune_.threads = int(harness::as_int(p, "threads"));
-    tune_.blocks_per_sm = int(harness::as_int(p, "blocks_per_sm"));
-    tune_.n_items = int(harness::as_int(p, "n_items"));
-    tune_.n_sets = int(harness::as_int(p, "n_sets"));
-    tune_.sort_bits = int(harness::as_int(p, "sort_bits"));
-    tune_.cluster = int(harness::as_int(p, "cluster"));
-    const std::string& tr = harness::as_str(p, "transpose");
-    tune_.transpose = tr == "baxter" ? Tuning::Transpose::Baxter : tr == "segment" ? Tuning::Transpose::Segment : Tuning::Transpose::Padded;
-    const std::string dist = harness::as_str(p, "distribution");
-    const std::string tag = std::to_string(n_) + "/" + std::to_string(m_) + "/" + dist + "/" +
+    read_tuning(p, ctx_.tune);
+    ctx_.tune.n_sets = int(harness::as_int(p, "n_sets"));
+    ctx_.tune.cluster = int(harness::as_int(p, "cluster"));
+    const std::string tag = std::to_string(n_) + "/" + std::to_string(m_) + "/" + harness::as_str(p, "distribution") + "/" +
                             harness::to_string(p.at("zipf_s")) + "/" + Op::name + "/" + multireduce::TypeName<T>::value;
-    labels_ = harness::labels(n_, m_, dist, harness::as_real(p, "zipf_s"), harness::derive_seed(seed, "labels/" + tag));
-    values_ = make_values<Op>(n_, ones_, harness::derive_seed(seed, "values/" + tag));
-    if (device_) {
-      d_labels_.upload(labels_);
-      d_values_.upload(values_);
-    }
+    in_.labels = point_labels(p, seed, tag);
+    in_.values = make_values<Op>(n_, ones_, harness::derive_seed(seed, "values/" + tag));
+    if (device_) in_.upload();
+    ctx_.m = m_;
+    ctx_.host_sort_scratch = &sort_scratch_;
+    in_.bind(ctx_);
   }
 
   double inputs() const override { return static_cast<double>(n_); }
 
-  double minimal_bytes(const std::string& variant) const override {
+ private:
+  std::string instantiation() const override { return std::string("op '") + Op::name + "'"; }
+
+  double bytes(const Def<Op>& d) const override {
     const double n = double(n_), m = double(m_), t = sizeof(T);
-    switch (def<Op>(variant).output) {
+    switch (d.props.output) {
       case Output::CountOnly: return 4 * n + 4 * m;
       case Output::ScanOfSorted: return (4 + 2 * t) * n;
-      case Output::SegmentsOfSorted: return (4 + t) * n + (4 + t) * double(distinct_labels());
+      case Output::SegmentsOfSorted: return (4 + t) * n + (4 + t) * double(in_.distinct(m_));
       default: return (4 + t) * n + t * m;
     }
   }
 
-  void prepare(const std::string& variant) override {
-    const Def<Op>& d = def<Op>(variant);
-    if (d.needs_commutative && !Op::commutative)
-      throw harness::Unsupported(std::string("needs a commutative operator; '") + Op::name + "' is not");
-    if (!d.run) throw harness::Unsupported(std::string("not defined for op '") + Op::name + "'");
-    if (d.output == Output::CountOnly && !ones_) throw harness::Unsupported("a histogram: only where every value is 1 (values = ones)");
-    if (d.unsupported) {
-      std::string why = d.unsupported(n_, m_, tune_);
-      if (!why.empty()) throw harness::Unsupported(why);
+  std::string skip_reason(const Def<Op>& d) const override {
+    if (d.props.needs_commutative && !Op::commutative)
+      return std::string("needs a commutative operator; '") + Op::name + "' is not";
+    if (d.run && d.props.output == Output::CountOnly && !ones_) return "a histogram: only where every value is 1 (values = ones)";
+    return Base::skip_reason(d);
+  }
+
+  void allocate(const Def<Op>& d) override {
+    const bool sorted_in = d.props.output == Output::SegmentsOfSorted || d.props.output == Output::ScanOfSorted;
+    if (d.kind != VariantKind::Cpu && sorted_in) {
+      in_.upload_sorted(m_);
+      in_.bind(ctx_);
     }
-    if (d.kind == VariantKind::Cpu) {
-      host_out_.assign(m_, T{});
-      return;
-    }
-    if (d.output == Output::SegmentsOfSorted || d.output == Output::ScanOfSorted) upload_sorted();
-    out_.resize(d.output == Output::ScanOfSorted ? std::size_t(n_) : std::size_t(m_));
-    out_.poison();
-    if (d.output == Output::SegmentsOfSorted) {
+    if (d.kind != VariantKind::Cpu && d.props.output == Output::SegmentsOfSorted) {
       out_keys_.resize(m_);
       out_keys_.poison();
     }
-    scratch_.resize(d.scratch ? d.scratch(n_, m_, tune_) : 0);
+    ctx_.out_keys = out_keys_.get();
+    const bool per_input = d.kind != VariantKind::Cpu && d.props.output == Output::ScanOfSorted;
+    out_.allocate(ctx_, d, per_input ? std::size_t(n_) : std::size_t(m_));
   }
 
-  void run(const std::string& variant, void* stream) override {
-    Ctx<Op> c;
-    c.labels = d_labels_.get();
-    c.values = d_values_.get();
-    c.n = n_;
-    c.m = m_;
-    c.out = out_.get();
-    c.scratch = scratch_.get();
-    c.scratch_bytes = scratch_.size();
-    c.tune = tune_;
-    c.stream = static_cast<cudaStream_t>(stream);
-    c.host_labels = labels_.data();
-    c.host_values = values_.data();
-    c.host_out = host_out_.data();
-    c.host_sort_scratch = &sort_scratch_;
-    c.sorted_labels = d_sorted_labels_.get();
-    c.sorted_values = d_sorted_values_.get();
-    c.out_keys = out_keys_.get();
-    def<Op>(variant).run(c);
-  }
-
-  harness::Validation validate(const std::string& variant) override {
-    const Def<Op>& d = def<Op>(variant);
-    const std::vector<T>& want = reference();
+  harness::Validation check(const Def<Op>& d) override {
+    reference();  // also the float tolerances' terms
     std::string bad;
-    if (d.output == Output::ScanOfSorted) {
+    if (d.props.output == Output::ScanOfSorted) {
       // An inclusive scan by key: the last element of each run is its bucket's value.
-      std::vector<T> got = out_.download();
+      const std::vector<std::uint32_t>& sl = in_.sorted_labels;
+      std::vector<T> got = out_.results(d);
       for (std::int64_t i = 0; i < n_ && bad.empty(); ++i)
-        if (i + 1 == n_ || sorted_labels_[i + 1] != sorted_labels_[i]) bad = compare_bucket(sorted_labels_[i], got[i]);
-    } else if (d.output == Output::SegmentsOfSorted) {
+        if (i + 1 == n_ || sl[i + 1] != sl[i]) bad = compare_bucket(sl[i], got[i]);
+    } else if (d.props.output == Output::SegmentsOfSorted) {
       // (key, value) per run of equal keys, in key order; the remaining slots are never written.
       std::vector<std::uint32_t> keys = out_keys_.download();
-      std::vector<T> got = out_.download();
-      std::int64_t runs = distinct_labels();
+      std::vector<T> got = out_.results(d);
+      std::int64_t runs = in_.distinct(m_);
       std::uint32_t prev = 0;
       for (std::int64_t r = 0; r < runs && bad.empty(); ++r) {
         if (keys[r] >= m_ || (r > 0 && keys[r] <= prev)) bad = "keys[" + std::to_string(r) + "] = " + std::to_string(keys[r]) + " out of order";
@@ -168,34 +131,27 @@ class MultireducePoint final : public harness::Point {
         prev = keys[r];
       }
     } else {
-      std::vector<T> got = d.kind == VariantKind::Cpu ? host_out_ : out_.download();
+      std::vector<T> got = out_.results(d);
       for (std::uint32_t b = 0; b < m_ && bad.empty(); ++b) bad = compare_bucket(b, got[b]);
     }
     return bad.empty() ? harness::Validation::pass() : harness::Validation::fail(bad);
   }
 
-  std::string reference_checksum(const std::string&) override { return harness::checksum_hex(reference()); }
+  std::string checksum(const Def<Op>&) override { return harness::checksum_hex(reference()); }
 
-  void release(const std::string&) override {
-    out_.reset();
+  void deallocate(const Def<Op>&) override {
+    out_.release();
     out_keys_.reset();
-    scratch_.reset();
-    host_out_.clear();
     sort_scratch_ = {};
   }
 
- private:
-  // Exact for integers and the affine and "last" operators. Float sums depend on the order of the
-  // additions: a bucket with k inputs may differ from the double-precision reference by
-  // 2 * sqrt(k) * u * sum|v| + u * |sum| (u = 2^-24). The first term bounds the rounding of partial
-  // sums that wander like sqrt(k) times the values (zero-mean inputs); it admits every summation
-  // order (atomics, trees, sequential) and still catches a lost or doubled input of |v| > that.
+  // Exact for integers and the affine and "last" operators; float sums within
+  // float_sum_tolerance of the double-precision sum.
   std::string compare_bucket(std::uint32_t b, const T& got) {
     const T& want = reference()[b];
     bool ok;
     if constexpr (std::is_floating_point_v<T>) {
-      const double u = std::ldexp(1.0, -24);
-      double tol = 2 * std::sqrt(double(count_[b])) * u * abs_sum_[b] + u * std::fabs(double(want));
+      double tol = float_sum_tolerance(count_[b], abs_sum_[b], double(want));
       ok = std::fabs(double(got) - exact_[b]) <= tol;
       if (!ok)
         return "bucket " + std::to_string(b) + ": expected " + show(want) + " (+-" + show(float(tol)) + "), got " + show(got);
@@ -207,135 +163,71 @@ class MultireducePoint final : public harness::Point {
 
   const std::vector<T>& reference() {
     if (ref_.size() == m_) return ref_;
+    const std::vector<std::uint32_t>& labels = in_.labels;
+    const std::vector<T>& values = in_.values;
     ref_.resize(m_);
-    cpu::multireduce_sequential<Op>(labels_.data(), values_.data(), n_, m_, ref_.data());
+    cpu::multireduce_sequential<Op>(labels.data(), values.data(), n_, m_, ref_.data());
     if constexpr (std::is_floating_point_v<T>) {
       exact_.assign(m_, 0.0);
       abs_sum_.assign(m_, 0.0);
       count_.assign(m_, 0);
       for (std::int64_t i = 0; i < n_; ++i) {
-        exact_[labels_[i]] += values_[i];
-        abs_sum_[labels_[i]] += std::fabs(double(values_[i]));
-        ++count_[labels_[i]];
+        exact_[labels[i]] += values[i];
+        abs_sum_[labels[i]] += std::fabs(double(values[i]));
+        ++count_[labels[i]];
       }
       for (std::uint32_t b = 0; b < m_; ++b) ref_[b] = static_cast<T>(exact_[b]);
     }
     return ref_;
   }
 
-  std::int64_t distinct_labels() const {
-    if (distinct_ < 0) {
-      std::vector<bool> seen(m_, false);
-      std::int64_t k = 0;
-      for (std::uint32_t l : labels_) k += seen[l] ? 0 : (seen[l] = true, 1);
-      distinct_ = k;
-    }
-    return distinct_;
-  }
-
-  // The stable sort by label that the pre-sorted peers start from (not timed: Fig 3.6 measures
-  // the by-key operation alone).
-  void upload_sorted() {
-    if (!sorted_labels_.empty()) return;
-    std::vector<std::int64_t> start(std::size_t(m_) + 1, 0);
-    for (std::uint32_t l : labels_) ++start[l + 1];
-    for (std::size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
-    sorted_labels_.resize(n_);
-    std::vector<T> sv(n_);
-    for (std::int64_t i = 0; i < n_; ++i) {
-      std::int64_t at = start[labels_[i]]++;
-      sorted_labels_[at] = labels_[i];
-      sv[at] = values_[i];
-    }
-    d_sorted_labels_.upload(sorted_labels_);
-    d_sorted_values_.upload(sv);
-  }
-
   bool device_;
   std::int64_t n_ = 0;
   std::uint32_t m_ = 0;
   bool ones_ = false;
-  Tuning tune_;
-  mutable std::int64_t distinct_ = -1;
-  std::vector<std::uint32_t> labels_, sorted_labels_;
-  std::vector<T> values_, ref_, host_out_;
+  LabeledPairs<T> in_;
+  PairsOutputs<T> out_;
+  std::vector<T> ref_;
   cpu::SortScratch<T> sort_scratch_;  // cpu_sorted's partial sort output, reused across its runs
   std::vector<double> exact_, abs_sum_;
   std::vector<std::int64_t> count_;
-  DeviceBuffer<std::uint32_t> d_labels_, d_sorted_labels_, out_keys_;
-  DeviceBuffer<T> d_values_, d_sorted_values_, out_;
-  DeviceBuffer<char> scratch_;
+  DeviceBuffer<std::uint32_t> out_keys_;
 };
-
-// Which operators work on which value types (the `op` and `type` axes).
-const std::map<std::string, std::vector<std::string>>& op_types() {
-  static const std::map<std::string, std::vector<std::string>> t = {
-      {"add", {"int32", "int64", "float32"}}, {"min", {"int32"}}, {"max", {"int32"}}, {"affine", {"uint32x2"}}, {"last", {"int32"}}};
-  return t;
-}
 
 }  // namespace
 
-class MultireduceStudy final : public harness::Study {
- public:
-  std::string name() const override { return "multireduce"; }
-  std::string description() const override {
-    return "multireduce (thesis ch. 4): sequential adaptations, per-bank, sort-based and modern variants vs CUB, Thrust, atomics and the CPU";
-  }
-  std::vector<harness::AxisSpec> axes() const override {
-    using harness::AxisKind;
-    using V = harness::Value;
-    return {
-        {"n", AxisKind::Size, "inputs (label-value pairs)", {V(std::int64_t(1) << 26)}, {}, 1, std::int64_t(1) << 30},
-        {"m", AxisKind::Size, "buckets: labels are in [0, m)", {V(std::int64_t(256))}, {}, 1, std::int64_t(1) << 28},
-        {"distribution", AxisKind::Choice, "labels: uniform, degenerate (all m-1), sorted, zipf (exponent zipf_s)", {V(std::string("uniform"))}, {"uniform", "degenerate", "sorted", "zipf"}},
-        {"zipf_s", AxisKind::Real, "zipf exponent (distribution zipf only)", {V(1.0)}, {}},
-        {"op", AxisKind::Choice, "operator: add, min, max, affine (composition of x->ax+b, non-commutative), last (scatter, non-commutative)", {V(std::string("add"))}, {"add", "min", "max", "affine", "last"}},
-        {"type", AxisKind::Choice, "value type: int32, int64, float32 (add); int32 (min, max, last); uint32x2 (affine)", {V(std::string("int32"))}, {"int32", "int64", "float32", "uint32x2"}},
-        {"values", AxisKind::Choice, "random, or ones (a count: the histogram special case, where CUB DeviceHistogram joins)", {V(std::string("random"))}, {"random", "ones"}},
-        {"threads", AxisKind::Int, "threads per block (0: the variant's default)", {V(std::int64_t(0))}, {}, 0, 1024},
-        {"blocks_per_sm", AxisKind::Int, "resident blocks per SM the grid is sized for (0: default)", {V(std::int64_t(0))}, {}, 0, 32},
-        {"n_items", AxisKind::Int, "items per thread per step (0: default)", {V(std::int64_t(0))}, {}, 0, 64},
-        {"n_sets", AxisKind::Int, "bucket sets of global_comm (0: default 8)", {V(std::int64_t(0))}, {}, 0, 1 << 20},
-        {"sort_bits", AxisKind::Int, "top label bits sorted by first (cpu_sorted, global_comm, global_noncomm_sorted)", {V(std::int64_t(0))}, {}, 0, 32},
-        {"cluster", AxisKind::Int, "thread-block cluster size (0: default)", {V(std::int64_t(0))}, {}, 0, 16},
-        {"transpose", AxisKind::Choice, "transposition of the non-commutative variants: padded (Alg 4.7), segment (Alg 4.6), baxter (Alg 4.5)", {V(std::string("padded"))}, {"padded", "segment", "baxter"}},
-    };
-  }
-  std::vector<harness::VariantSpec> variants() const override {
-    std::vector<harness::VariantSpec> out;
-    for (const auto& d : defs<multireduce::Add<std::int32_t>>()) out.push_back({d.name, d.kind, d.description});
-    return out;
-  }
-  std::string default_config() const override { return kDefaultConfig; }
-  std::string check_params(const Params& p) const override {
+std::unique_ptr<harness::Study> make_study() {
+  using harness::AxisKind;
+  using V = harness::Value;
+  harness::StudyDecl s{"multireduce",
+                       "multireduce (thesis ch. 4): sequential adaptations, per-bank, sort-based and modern variants vs CUB, Thrust, atomics and the CPU",
+                       kDefaultConfig};
+  s.axes = pair_axes();
+  s.axes.insert(s.axes.end(), {
+      {"op", AxisKind::Choice, "operator: add, min, max, affine (composition of x->ax+b, non-commutative), last (scatter, non-commutative)", {V(std::string("add"))}, {"add", "min", "max", "affine", "last"}},
+      {"type", AxisKind::Choice, "value type: int32, int64, float32 (add); int32 (min, max, last); uint32x2 (affine)", {V(std::string("int32"))}, {"int32", "int64", "float32", "uint32x2"}},
+      {"values", AxisKind::Choice, "random, or ones (a count: the histogram special case, where CUB DeviceHistogram joins)", {V(std::string("random"))}, {"random", "ones"}},
+  });
+  for (auto& a : launch_axes()) s.axes.push_back(a);
+  s.axes.insert(s.axes.end(), {
+      {"n_sets", AxisKind::Int, "bucket sets of global_comm (0: default 8)", {V(std::int64_t(0))}, {}, 0, 1 << 20},
+      {"sort_bits", AxisKind::Int, "top label bits sorted by first (cpu_sorted, global_comm, global_noncomm_sorted)", {V(std::int64_t(0))}, {}, 0, 32},
+      {"cluster", AxisKind::Int, "thread-block cluster size (0: default)", {V(std::int64_t(0))}, {}, 0, 16},
+      {"transpose", AxisKind::Choice, "transposition of the non-commutative variants: padded (Alg 4.7), segment (Alg 4.6), baxter (Alg 4.5)", {V(std::string("padded"))}, {"padded", "segment", "baxter"}},
+  });
+  s.variants = table<multireduce::Add<std::int32_t>>().specs();
+  s.check_params = [](const Params& p) -> std::string {
+    static const std::map<std::string, std::vector<std::string>> op_types = {
+        {"add", {"int32", "int64", "float32"}}, {"min", {"int32"}}, {"max", {"int32"}}, {"affine", {"uint32x2"}}, {"last", {"int32"}}};
     const std::string& op = harness::as_str(p, "op");
-    const std::string& type = harness::as_str(p, "type");
-    const auto& ok = op_types().at(op);
-    if (std::find(ok.begin(), ok.end(), type) == ok.end()) {
-      std::string list;
-      for (const auto& t : ok) list += (list.empty() ? "" : ", ") + t;
-      return "type: op '" + op + "' works on " + list + ", not '" + type + "'";
-    }
+    if (std::string why = check_op_type(p, op_types); !why.empty()) return why;
     if (harness::as_str(p, "values") == "ones" && op != "add") return "values: 'ones' (a count) needs op 'add'";
     if (harness::as_real(p, "zipf_s") <= 0) return "zipf_s: the zipf exponent must be > 0";
     if (op == "last" && harness::as_int(p, "n") > (std::int64_t(1) << 31) - 1) return "n: op 'last' stores input indices as int32";
     return {};
-  }
-  std::unique_ptr<harness::Point> make_point(const Params& p, std::uint64_t seed, bool device) const override {
-    using namespace multireduce;
-    const std::string& op = harness::as_str(p, "op");
-    const std::string& type = harness::as_str(p, "type");
-    if (op == "add" && type == "int32") return std::make_unique<MultireducePoint<Add<std::int32_t>>>(p, seed, device);
-    if (op == "add" && type == "int64") return std::make_unique<MultireducePoint<Add<std::int64_t>>>(p, seed, device);
-    if (op == "add") return std::make_unique<MultireducePoint<Add<float>>>(p, seed, device);
-    if (op == "min") return std::make_unique<MultireducePoint<Min<std::int32_t>>>(p, seed, device);
-    if (op == "max") return std::make_unique<MultireducePoint<Max<std::int32_t>>>(p, seed, device);
-    if (op == "affine") return std::make_unique<MultireducePoint<Compose>>(p, seed, device);
-    return std::make_unique<MultireducePoint<Last>>(p, seed, device);
-  }
-};
-
-std::unique_ptr<harness::Study> make_study() { return std::make_unique<MultireduceStudy>(); }
+  };
+  s.make_point = point_for_op<MultireducePoint, true>;
+  return harness::declare_study(std::move(s));
+}
 
 }  // namespace lp::multireduce_study

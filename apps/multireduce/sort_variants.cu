@@ -11,22 +11,22 @@ namespace mr = lp::multireduce;
 template <class Op>
 void add_sort_variants(Defs<Op>& d) {
   using harness::VariantKind;
-  d.push_back({"sort_global", VariantKind::Ours,
-               "thesis 4.4.1 (Alg 4.12, no partitioning): cub::DeviceRadixSort::SortPairs by ceil(log2 m) bits, then our "
-               "reduce-by-key comparing adjacent labels on the fly, runs written to their buckets (tile carries fixed up in order)",
-               false, Output::Buckets,
-               [](std::int64_t n, std::uint32_t, const Tuning&) {
-                 return n > (std::int64_t(1) << 31) - 1 ? std::string("CUB's radix sort is called with int counts") : std::string();
-               },
-               [](std::int64_t n, std::uint32_t m, const Tuning& t) { return mr::sort_global_scratch_bytes<Op>(n, m, t); },
-               [](Ctx<Op>& c) { mr::sort_global<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream); }});
+  d.add({"sort_global", VariantKind::Ours,
+         "thesis 4.4.1 (Alg 4.12, no partitioning): cub::DeviceRadixSort::SortPairs by ceil(log2 m) bits, then our "
+         "reduce-by-key comparing adjacent labels on the fly, runs written to their buckets (tile carries fixed up in order)",
+         {false, Output::Buckets},
+         [](const auto& c) {
+           return c.n > (std::int64_t(1) << 31) - 1 ? std::string("CUB's radix sort is called with int counts") : std::string();
+         },
+         [](const auto& c) { return mr::sort_global_scratch_bytes<Op>(c.n, c.m, c.tune); },
+         [](Ctx<Op>& c) { mr::sort_global<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream); }});
 
   // Both shared-memory variants keep n_sets x m partial buckets; the thesis hit an allocation error
   // for large m, here anything over 4 GiB is refused.
   auto partials_limit = [](auto transposed) {
-    return [](std::int64_t n, std::uint32_t m, const Tuning& t) {
+    return [](const auto& c) {
       constexpr std::size_t kMax = std::size_t(4) << 30;
-      const std::size_t bytes = mr::sort_shared_partials_bytes<Op, decltype(transposed)::value>(n, m, t);
+      const std::size_t bytes = mr::sort_shared_partials_bytes<Op, decltype(transposed)::value>(c.n, c.m, c.tune);
       return bytes > kMax ? "partial bucket sets need " + std::to_string(bytes) + " bytes (> 4 GiB)" : std::string();
     };
   };
@@ -34,23 +34,23 @@ void add_sort_variants(Defs<Op>& d) {
   Def<Op> plain{"sort_shared", VariantKind::Ours,
                 "thesis Alg 4.13 (4.4.3): per tile of threads x n_items (default 256 x 12) striped loads, cub::BlockRadixSort, "
                 "three-phase segmented reduce into per-block bucket sets, then their reduce (striped loads reorder: commutative only)",
-                true, Output::Buckets, {}, {}, nullptr};
+                {true, Output::Buckets}, {}, {}, nullptr};
   if constexpr (Op::commutative) {
     plain.unsupported = partials_limit(std::false_type{});
-    plain.scratch = [](std::int64_t n, std::uint32_t m, const Tuning& t) { return mr::sort_shared_scratch_bytes<Op, false>(n, m, t); };
+    plain.scratch = [](const auto& c) { return mr::sort_shared_scratch_bytes<Op, false>(c.n, c.m, c.tune); };
     plain.run = commutative_only<Op>([](auto& c) {
       mr::sort_shared<Op, false>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream);
     });
   }
-  d.push_back(std::move(plain));
-  d.push_back({"sort_shared_transposed", VariantKind::Ours,
-               "thesis Fig 4.22 (Alg 4.13 with Baxter's transposition, Alg 4.5): blocked loads through shared memory keep input "
-               "order, so non-commutative operators are exact; default 256 threads x 12 items",
-               false, Output::Buckets, partials_limit(std::true_type{}),
-               [](std::int64_t n, std::uint32_t m, const Tuning& t) { return mr::sort_shared_scratch_bytes<Op, true>(n, m, t); },
-               [](Ctx<Op>& c) {
-                 mr::sort_shared<Op, true>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream);
-               }});
+  d.add(std::move(plain));
+  d.add({"sort_shared_transposed", VariantKind::Ours,
+         "thesis Fig 4.22 (Alg 4.13 with Baxter's transposition, Alg 4.5): blocked loads through shared memory keep input "
+         "order, so non-commutative operators are exact; default 256 threads x 12 items",
+         {false, Output::Buckets}, partials_limit(std::true_type{}),
+         [](const auto& c) { return mr::sort_shared_scratch_bytes<Op, true>(c.n, c.m, c.tune); },
+         [](Ctx<Op>& c) {
+           mr::sort_shared<Op, true>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream);
+         }});
 }
 
 #define LP_X(Op) template void add_sort_variants<Op>(Defs<Op>&);

@@ -1,6 +1,7 @@
-// How the multireduce study binds a variant name to a launcher. Each variant family (a .cu file
-// here, one kernel header per algorithm in kernels/multireduce/) appends its definitions for every
-// operator; the study knows variants only through this table.
+// The multireduce study's variants, in the harness's table (framework.hpp). Each variant family (a
+// .cu file here, one kernel header per algorithm in kernels/multireduce/) adds its definitions for
+// every operator: a new variant is one entry in a family file, a new family one file and one line
+// in table() (multireduce_study.cu).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -9,35 +10,17 @@
 #include <string>
 #include <vector>
 
-#include "apps/harness/study.hpp"
-#include "cpu_reference/multireduce/cpu_multireduce.hpp"
+#include "apps/harness/framework.hpp"
 #include "kernels/multireduce/common.cuh"
+#include "labeled_pairs.hpp"
 
 namespace lp::multireduce_study {
 
 using multireduce::Tuning;
 
-// What a run sees: device inputs and output (GPU variants), host inputs and output (CPU variants),
-// the variant's scratch and its knobs.
+// What a run sees: the pairs' context (labeled_pairs.hpp) and the keys of SegmentsOfSorted.
 template <class Op>
-struct Ctx {
-  using T = typename Op::value_type;
-  const std::uint32_t* labels = nullptr;  // device
-  const T* values = nullptr;              // device
-  std::int64_t n = 0;
-  std::uint32_t m = 0;
-  T* out = nullptr;  // device, m buckets; the variant initialises it (inside the timed region)
-  void* scratch = nullptr;
-  std::size_t scratch_bytes = 0;
-  Tuning tune;
-  cudaStream_t stream = nullptr;
-  const std::uint32_t* host_labels = nullptr;
-  const T* host_values = nullptr;
-  T* host_out = nullptr;
-  cpu::SortScratch<T>* host_sort_scratch = nullptr;  // kept by the point: no allocation in timed runs
-  // Pre-sorted copies (stable by label) for the peers measured on sorted keys (Fig 3.6); device.
-  const std::uint32_t* sorted_labels = nullptr;
-  const T* sorted_values = nullptr;
+struct Ctx : PairsCtx<Op, Tuning> {
   std::uint32_t* out_keys = nullptr;  // device, m: keys of Output::SegmentsOfSorted
 };
 
@@ -52,23 +35,17 @@ enum class Output {
   CountOnly,         // a histogram of the labels: only valid where every value is 1
 };
 
-template <class Op>
-struct Def {
-  std::string name;
-  harness::VariantKind kind;
-  std::string description;
+// What the study needs to know of a variant beyond its launcher and predicates.
+struct Props {
   bool needs_commutative = false;
   Output output = Output::Buckets;
-  // Why this variant cannot run at (n, m, tuning), or "" when it can (commutativity is checked
-  // from needs_commutative).
-  std::function<std::string(std::int64_t, std::uint32_t, const Tuning&)> unsupported;
-  // Device scratch bytes it needs at (n, m, tuning).
-  std::function<std::size_t(std::int64_t, std::uint32_t, const Tuning&)> scratch;
-  RunFn<Op> run;  // empty where the operator cannot be expressed (a commutative-only variant)
 };
 
+// A variant: {name, kind, description, {needs_commutative, output}, unsupported(ctx), scratch(ctx), run(ctx)}.
 template <class Op>
-using Defs = std::vector<Def<Op>>;
+using Def = harness::Variant<Ctx<Op>, Props>;
+template <class Op>
+using Defs = harness::VariantTable<Def<Op>>;
 
 // A run function only for commutative operators; the kernel is never instantiated for the others.
 template <class Op, class F>

@@ -32,35 +32,35 @@ template <class Op>
 void add_modern_variants(Defs<Op>& d) {
   using harness::VariantKind;
   using T = typename Op::value_type;
-  d.push_back({"auto", VariantKind::Ours, "ours: single_pass up to m = 1024, sort_shared up to 2^16, sort_global beyond (by m)",
-               Output::Results, false,
-               [](std::int64_t n, std::uint32_t m, const Tuning& t) {
-                 return regime<Op>(n, m, t) == Regime::SortGlobal ? ms::sort_global_unsupported(n) : std::string();
-               },
-               [](std::int64_t n, std::uint32_t m, const Tuning& t) {
-                 switch (regime<Op>(n, m, t)) {
-                   case Regime::SinglePass: return ms::single_pass_scratch_bytes<T>(n, m, t);
-                   case Regime::SortShared: return ms::sort_shared_scratch_bytes<Op>(n, m, t);
-                   default: return ms::sort_global_scratch_bytes<Op>(n, m);
-                 }
-               },
-               [](Ctx<Op>& c) {
-                 switch (regime<Op>(c.n, c.m, c.tune)) {
-                   case Regime::SinglePass:
-                     return ms::single_pass<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, c.stream);
-                   case Regime::SortShared:
-                     return ms::sort_shared<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, c.stream);
-                   default:
-                     return ms::sort_global<Op>(c.labels, c.values, c.n, c.m, c.inclusive, false, c.out, c.scratch, c.scratch_bytes, c.stream);
-                 }
-               }});
-  d.push_back({"single_pass", VariantKind::Ours,
-               "ours: tiles of threads x n_items scan locally (per-warp bucket sets in shared memory, equal labels of a step in lane order) "
-               "and exchange m-vectors of bucket aggregates / inclusive prefixes through a decoupled look-back; one pass over the data",
-               Output::Results, false,
-               [](std::int64_t n, std::uint32_t m, const Tuning& t) { return ms::single_pass_unsupported(n, m, sizeof(T), t); },
-               [](std::int64_t n, std::uint32_t m, const Tuning& t) { return ms::single_pass_scratch_bytes<T>(n, m, t); },
-               [](Ctx<Op>& c) { ms::single_pass<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, c.stream); }});
+  d.add({"auto", VariantKind::Ours, "ours: single_pass up to m = 1024, sort_shared up to 2^16, sort_global beyond (by m)",
+         {Output::Results, false},
+         [](const auto& c) {
+           return regime<Op>(c.n, c.m, c.tune) == Regime::SortGlobal ? ms::sort_global_unsupported(c.n) : std::string();
+         },
+         [](const auto& c) {
+           switch (regime<Op>(c.n, c.m, c.tune)) {
+             case Regime::SinglePass: return ms::single_pass_scratch_bytes<T>(c.n, c.m, c.tune);
+             case Regime::SortShared: return ms::sort_shared_scratch_bytes<Op>(c.n, c.m, c.tune);
+             default: return ms::sort_global_scratch_bytes<Op>(c.n, c.m);
+           }
+         },
+         [](Ctx<Op>& c) {
+           switch (regime<Op>(c.n, c.m, c.tune)) {
+             case Regime::SinglePass:
+               return ms::single_pass<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, c.stream);
+             case Regime::SortShared:
+               return ms::sort_shared<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, c.stream);
+             default:
+               return ms::sort_global<Op>(c.labels, c.values, c.n, c.m, c.inclusive, false, c.out, c.scratch, c.scratch_bytes, c.stream);
+           }
+         }});
+  d.add({"single_pass", VariantKind::Ours,
+         "ours: tiles of threads x n_items scan locally (per-warp bucket sets in shared memory, equal labels of a step in lane order) "
+         "and exchange m-vectors of bucket aggregates / inclusive prefixes through a decoupled look-back; one pass over the data",
+         {Output::Results, false},
+         [](const auto& c) { return ms::single_pass_unsupported(c.n, c.m, sizeof(T), c.tune); },
+         [](const auto& c) { return ms::single_pass_scratch_bytes<T>(c.n, c.m, c.tune); },
+         [](Ctx<Op>& c) { ms::single_pass<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, c.stream); }});
 }
 
 #define LP_X(Op) template void add_modern_variants<Op>(Defs<Op>&);

@@ -70,19 +70,19 @@ void cub_sort_scan_by_key(Ctx<Op>& c) {
 template <class Op>
 void add_peer_variants(Defs<Op>& d) {
   using harness::VariantKind;
-  auto int_range = [](std::int64_t n, std::uint32_t, const Tuning&) { return ms::sort_global_unsupported(n); };
-  d.push_back({"cub_sort_scan_by_key", VariantKind::Peer,
-               "cub::DeviceRadixSort::SortPairs (labels with indices, ceil(log2 m) bits) + cub::DeviceScan::Exclusive/InclusiveScanByKey "
-               "reading values and writing results through the permutation (gather and scatter fused into the scan)",
-               Output::Results, false, int_range, [](std::int64_t n, std::uint32_t m, const Tuning&) { return cub_scratch_bytes<Op>(n, m); },
-               [](Ctx<Op>& c) { cub_sort_scan_by_key<Op>(c); }});
-  d.push_back({"thrust_scan_by_key_sorted", VariantKind::Peer,
-               "thrust::exclusive/inclusive_scan_by_key on pairs stable-sorted beforehand (time EXCLUDES the sort: the lower bound of sort-based multiscan)",
-               Output::ScanOfSorted, false, int_range, {},
-               [](Ctx<Op>& c) {
-                 auto pol = thrust::cuda::par_nosync.on(c.stream);
-                 if (c.inclusive)
-                   thrust::inclusive_scan_by_key(pol, c.sorted_labels, c.sorted_labels + c.n, c.sorted_values, c.out, thrust::equal_to<std::uint32_t>(), OpFn<Op>{});
+  auto int_range = [](const auto& c) { return ms::sort_global_unsupported(c.n); };
+  d.add({"cub_sort_scan_by_key", VariantKind::Peer,
+         "cub::DeviceRadixSort::SortPairs (labels with indices, ceil(log2 m) bits) + cub::DeviceScan::Exclusive/InclusiveScanByKey "
+         "reading values and writing results through the permutation (gather and scatter fused into the scan)",
+         {Output::Results, false}, int_range, [](const auto& c) { return cub_scratch_bytes<Op>(c.n, c.m); },
+         [](Ctx<Op>& c) { cub_sort_scan_by_key<Op>(c); }});
+  d.add({"thrust_scan_by_key_sorted", VariantKind::Peer,
+         "thrust::exclusive/inclusive_scan_by_key on pairs stable-sorted beforehand (time EXCLUDES the sort: the lower bound of sort-based multiscan)",
+         {Output::ScanOfSorted, false}, int_range, {},
+         [](Ctx<Op>& c) {
+           auto pol = thrust::cuda::par_nosync.on(c.stream);
+           if (c.inclusive)
+             thrust::inclusive_scan_by_key(pol, c.sorted_labels, c.sorted_labels + c.n, c.sorted_values, c.out, thrust::equal_to<std::uint32_t>(), OpFn<Op>{});
                  else
                    thrust::exclusive_scan_by_key(pol, c.sorted_labels, c.sorted_labels + c.n, c.sorted_values, c.out, Op::identity(),
                                                  thrust::equal_to<std::uint32_t>(), OpFn<Op>{});

@@ -21,25 +21,24 @@ const char* const kFlaw =
 template <class Op, bool Published, bool Shared>
 Def<Op> sheffler_def(const char* name, const char* description) {
   using T = typename Op::value_type;
-  return {name, harness::VariantKind::Ours, description, Output::Results, false,
-          [](std::int64_t n, std::uint32_t m, const Tuning& t) { return ms::sheffler_unsupported<T>(n, m, t, Shared); },
-          [](std::int64_t n, std::uint32_t m, const Tuning& t) { return ms::sheffler_scratch_bytes<T>(n, m, t, Shared); },
-          [](Ctx<Op>& c) { ms::sheffler<Op, Published>(c.labels, c.values, c.n, c.m, c.inclusive, Shared, c.out, c.scratch, c.tune, c.stream); },
-          Published ? kFlaw : ""};
+  return {name, harness::VariantKind::Ours, description, {Output::Results, false, Published ? kFlaw : ""},
+          [](const auto& c) { return ms::sheffler_unsupported<T>(c.n, c.m, c.tune, Shared); },
+          [](const auto& c) { return ms::sheffler_scratch_bytes<T>(c.n, c.m, c.tune, Shared); },
+          [](Ctx<Op>& c) { ms::sheffler<Op, Published>(c.labels, c.values, c.n, c.m, c.inclusive, Shared, c.out, c.scratch, c.tune, c.stream); }};
 }
 
 }  // namespace
 
 template <class Op>
 void add_sheffler_variants(Defs<Op>& d) {
-  d.push_back(sheffler_def<Op, true, false>(
+  d.add(sheffler_def<Op, true, false>(
       "sheffler_global", "thesis 5.4.2 (Fig 5.4), as published: spinetree, rowsum, spinesum, multisum per segment of side^2 inputs "
                          "(side threads, default 16), spinerecs in global memory, inside Alg 5.2"));
-  d.push_back(sheffler_def<Op, false, false>(
+  d.add(sheffler_def<Op, false, false>(
       "sheffler_global_corrected", "sheffler_global with the spinesum test corrected (a spine element is one with children, whatever its rowsum)"));
-  d.push_back(sheffler_def<Op, true, true>(
+  d.add(sheffler_def<Op, true, true>(
       "sheffler_shared", "thesis 5.4.3 (Fig 5.5), as published: spinerecs in shared memory (side default 32), inside Alg 5.2"));
-  d.push_back(sheffler_def<Op, false, true>("sheffler_shared_corrected", "sheffler_shared with the spinesum test corrected"));
+  d.add(sheffler_def<Op, false, true>("sheffler_shared_corrected", "sheffler_shared with the spinesum test corrected"));
 }
 
 #define LP_X(Op) template void add_sheffler_variants<Op>(Defs<Op>&);

@@ -1,6 +1,6 @@
-// How the multiscan study binds a variant name to a launcher (the multireduce study's scheme):
-// each variant family (a .cu file here, one kernel header per algorithm in kernels/multiscan/)
-// appends its definitions for every operator; the study knows variants only through this table.
+// The multiscan study's variants, in the harness's table (framework.hpp), as the multireduce
+// study's: each variant family (a .cu file here, one kernel header per algorithm in
+// kernels/multiscan/) adds its definitions for every operator.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "apps/harness/study.hpp"
+#include "apps/harness/framework.hpp"
+#include "apps/multireduce/labeled_pairs.hpp"
 #include "cpu_reference/multiscan/cpu_multiscan.hpp"
 #include "kernels/multiscan/common.cuh"
 
@@ -17,27 +18,12 @@ namespace lp::multiscan_study {
 
 using multiscan::Tuning;
 
+// What a run sees: the pairs' context (apps/multireduce/labeled_pairs.hpp), the mode and the
+// CPU variants' bucket array.
 template <class Op>
-struct Ctx {
-  using T = typename Op::value_type;
-  const std::uint32_t* labels = nullptr;  // device
-  const T* values = nullptr;              // device
-  std::int64_t n = 0;
-  std::uint32_t m = 0;
+struct Ctx : multireduce_study::PairsCtx<Op, Tuning> {
   bool inclusive = false;
-  T* out = nullptr;  // device, n results
-  void* scratch = nullptr;
-  std::size_t scratch_bytes = 0;
-  Tuning tune;
-  cudaStream_t stream = nullptr;
-  const std::uint32_t* host_labels = nullptr;
-  const T* host_values = nullptr;
-  T* host_out = nullptr;
-  T* host_buckets = nullptr;                          // m entries, kept by the point
-  cpu::SortScratch<T>* host_sort_scratch = nullptr;  // kept by the point: no allocation in timed runs
-  // Stable-sorted copies for the peer measured on pre-sorted keys (the lower bound); device.
-  const std::uint32_t* sorted_labels = nullptr;
-  const T* sorted_values = nullptr;
+  typename Op::value_type* host_buckets = nullptr;  // m entries, kept by the point
 };
 
 template <class Op>
@@ -49,24 +35,20 @@ enum class Output {
   ScanOfSorted,  // scan-by-key of the stable-sorted pairs: result j belongs to the j-th sorted input
 };
 
-template <class Op>
-struct Def {
-  std::string name;
-  harness::VariantKind kind;
-  std::string description;
+// What the study needs to know of a variant beyond its launcher and predicates.
+struct Props {
   Output output = Output::Results;
   bool inclusive_only = false;
-  // Why this variant cannot run at (n, m, tuning), or "" when it can.
-  std::function<std::string(std::int64_t, std::uint32_t, const Tuning&)> unsupported;
-  // Device scratch bytes it needs at (n, m, tuning).
-  std::function<std::size_t(std::int64_t, std::uint32_t, const Tuning&)> scratch;
-  RunFn<Op> run;
   // Why the variant is not run on values equal to the identity (Sheffler's published form), or "".
   std::string identity_values_unsupported;
 };
 
+// A variant: {name, kind, description, {output, inclusive_only, identity_values_unsupported},
+// unsupported(ctx), scratch(ctx), run(ctx)}.
 template <class Op>
-using Defs = std::vector<Def<Op>>;
+using Def = harness::Variant<Ctx<Op>, Props>;
+template <class Op>
+using Defs = harness::VariantTable<Def<Op>>;
 
 // The operators of the multiscan (issue 5): the multireduce study's, without "last" (a scatter,
 // which has no use as a scan).

@@ -9,7 +9,7 @@
 
 #include "apps/harness/datagen.hpp"
 #include "apps/harness/device_buffer.hpp"
-#include "apps/harness/study.hpp"
+#include "apps/harness/framework.hpp"
 #include "cpu_reference/sortedsearch/cpu_sorted_search.hpp"
 #include "kernels/sortedsearch/binary_search.cuh"
 #include "kernels/sortedsearch/mergepath_sorted_search.cuh"
@@ -35,25 +35,47 @@ using MP = sortedsearch::DefaultMergePathTuning<T>;
 template <class T>
 using WIN = sortedsearch::DefaultWindowedTuning<T>;
 
+// What a launcher sees: the sorted keys (device, and on the host for the CPU variants), the
+// outputs of its Result, scratch and the stream.
 template <class T>
-class SortedSearchPoint;
+struct Ctx {
+  const T* a = nullptr;           // device: the needles
+  const T* b = nullptr;           // device: the haystack
+  const T* a_shuffled = nullptr;  // device: the needles in a random order (LowerAShuffled)
+  int na = 0, nb = 0;
+  std::uint32_t* out_a = nullptr;
+  std::uint32_t* out_b = nullptr;
+  T* out_merge = nullptr;
+  unsigned long long* counts = nullptr;    // Complete: the match counts
+  const std::uint32_t* lower_in = nullptr;  // CountA: the lower bounds it starts from
+  void* scratch = nullptr;
+  std::size_t scratch_bytes = 0;
+  const T* host_a = nullptr;
+  const T* host_b = nullptr;
+  std::uint32_t* host_out_a = nullptr;
+  std::uint32_t* host_out_b = nullptr;
+  cudaStream_t stream = nullptr;
+};
 
-template <class T>
-struct Def {
-  const char* name;
-  VariantKind kind;
-  Result result;
-  const char* description;
-  std::function<void(SortedSearchPoint<T>&, cudaStream_t)> run;
+struct Props {
+  Result result = Result::LowerA;
 };
 
 template <class T>
-const std::vector<Def<T>>& defs();
+using Def = harness::Variant<Ctx<T>, Props>;
+template <class T>
+using Defs = harness::VariantTable<Def<T>>;
 
 template <class T>
-class SortedSearchPoint final : public harness::Point {
+const Defs<T>& table();
+
+template <class T>
+class SortedSearchPoint final : public harness::TablePoint<Def<T>> {
+  using Base = harness::TablePoint<Def<T>>;
+  using Base::ctx_;
+
  public:
-  SortedSearchPoint(const Params& p, std::uint64_t seed, bool device) : device_(device) {
+  SortedSearchPoint(const Params& p, std::uint64_t seed, bool device) : Base(table<T>()), device_(device) {
     const std::int64_t na = harness::as_int(p, "a_size"), nb = harness::as_int(p, "b_size");
     const std::string& keys = harness::as_str(p, "keys");
     // Both arrays spread over the same key range, so they interleave whatever their sizes.
@@ -67,13 +89,20 @@ class SortedSearchPoint final : public harness::Point {
       da_.upload(a_);
       db_.upload(b_);
     }
+    ctx_.a = da_.get();
+    ctx_.b = db_.get();
+    ctx_.na = int(a_.size());
+    ctx_.nb = int(b_.size());
+    ctx_.host_a = a_.data();
+    ctx_.host_b = b_.data();
   }
 
   double inputs() const override { return static_cast<double>(a_.size() + b_.size()); }
 
-  double minimal_bytes(const std::string& variant) const override {
+ private:
+  double bytes(const Def<T>& d) const override {
     const double na = static_cast<double>(a_.size()), nb = static_cast<double>(b_.size()), k = sizeof(T), i = 4;
-    switch (def(variant).result) {
+    switch (d.props.result) {
       case Result::Complete: return (k + i) * (na + nb);
       case Result::CountA: return k * (na + nb) + 2 * i * na;  // the lower bounds are read too
       case Result::Merge: return 2 * k * (na + nb);
@@ -81,38 +110,36 @@ class SortedSearchPoint final : public harness::Point {
     }
   }
 
-  void prepare(const std::string& variant) override {
-    const Def<T>& d = def(variant);
+  void allocate(const Def<T>& d) override {
     const std::size_t na = a_.size(), nb = b_.size();
-    if (d.result == Result::LowerAShuffled) shuffled();
+    if (d.props.result == Result::LowerAShuffled) shuffled();
     if (d.kind == VariantKind::Cpu) {
       host_a_.assign(na, 0xffffffffu);
-      host_b_.assign(d.result == Result::Complete ? nb : 0, 0xffffffffu);
+      host_b_.assign(d.props.result == Result::Complete ? nb : 0, 0xffffffffu);
+      bind_outputs();
       return;
     }
-    if (d.result == Result::Merge) {
+    if (d.props.result == Result::Merge) {
       out_merge_.resize(na + nb);
       out_merge_.poison();
     } else {
       out_a_.resize(na);
       out_a_.poison();
     }
-    if (d.result == Result::Complete) {
+    if (d.props.result == Result::Complete) {
       out_b_.resize(nb);
       out_b_.poison();
       counts_.resize(2);
     }
-    if (d.result == Result::CountA) lower_in_.upload(reference(Result::LowerA));
+    if (d.props.result == Result::CountA) lower_in_.upload(reference(Result::LowerA));
     std::size_t scratch = std::max({sortedsearch::mergepath_scratch_bytes<MP<T>>(na, nb),
                                     sortedsearch::windowed_scratch_bytes<WIN<T>>(na),
                                     lp::peers::cub_merge_temp_bytes<T>(int(na), int(nb))});
     scratch_.resize(scratch);
+    bind_outputs();
   }
 
-  void run(const std::string& variant, void* stream) override { def(variant).run(*this, static_cast<cudaStream_t>(stream)); }
-
-  harness::Validation validate(const std::string& variant) override {
-    const Def<T>& d = def(variant);
+  harness::Validation check(const Def<T>& d) override {
     auto idx = [](std::uint32_t v) {
       std::ostringstream os;
       os << (v & 0x7fffffffu);
@@ -120,16 +147,16 @@ class SortedSearchPoint final : public harness::Point {
       return os.str();
     };
     std::string bad;
-    if (d.result == Result::Merge) {
+    if (d.props.result == Result::Merge) {
       bad = harness::first_mismatch(merged(), out_merge_.download(), "merged", [](T v) {
         std::ostringstream os;
         os << v;
         return os.str();
       });
     } else {
-      const auto& want = reference(d.result);
+      const auto& want = reference(d.props.result);
       bad = harness::first_mismatch(want, d.kind == VariantKind::Cpu ? host_a_ : out_a_.download(), "A", idx);
-      if (bad.empty() && d.result == Result::Complete) {
+      if (bad.empty() && d.props.result == Result::Complete) {
         bad = harness::first_mismatch(ref_complete_b_, d.kind == VariantKind::Cpu ? host_b_ : out_b_.download(), "B", idx);
         if (bad.empty() && d.kind != VariantKind::Cpu) {
           std::vector<unsigned long long> got = counts_.download();
@@ -143,15 +170,15 @@ class SortedSearchPoint final : public harness::Point {
     return bad.empty() ? harness::Validation::pass() : harness::Validation::fail(bad);
   }
 
-  std::string reference_checksum(const std::string& variant) override {
-    const Result r = def(variant).result;
+  std::string checksum(const Def<T>& d) override {
+    const Result r = d.props.result;
     if (r == Result::Merge) return harness::checksum_hex(merged());
     std::string sum = harness::checksum_hex(reference(r));
     if (r == Result::Complete) sum += harness::checksum_hex(ref_complete_b_);
     return sum;
   }
 
-  void release(const std::string&) override {
+  void deallocate(const Def<T>&) override {
     out_a_.reset();
     out_b_.reset();
     out_merge_.reset();
@@ -161,24 +188,6 @@ class SortedSearchPoint final : public harness::Point {
     host_a_.clear();
     host_b_.clear();
   }
-
-  // What the variants' run functions use.
-  int na() const { return static_cast<int>(a_.size()); }
-  int nb() const { return static_cast<int>(b_.size()); }
-  const T* da() const { return da_.get(); }
-  const T* db() const { return db_.get(); }
-  const T* da_shuffled() const { return da_shuf_.get(); }
-  const std::vector<T>& a() const { return a_; }
-  const std::vector<T>& b() const { return b_; }
-  std::uint32_t* out_a() { return out_a_.get(); }
-  std::uint32_t* out_b() { return out_b_.get(); }
-  T* out_merge() { return out_merge_.get(); }
-  unsigned long long* counts() { return counts_.get(); }
-  const std::uint32_t* lower_in() const { return lower_in_.get(); }
-  void* scratch() { return scratch_.get(); }
-  std::size_t scratch_bytes() const { return scratch_.size(); }
-  std::vector<std::uint32_t>& host_a() { return host_a_; }
-  std::vector<std::uint32_t>& host_b() { return host_b_; }
 
  private:
   // Integers map to keys monotonically and one to one. Floating keys are the x-th positive normal
@@ -203,10 +212,17 @@ class SortedSearchPoint final : public harness::Point {
     });
     return out;
   }
-  static const Def<T>& def(const std::string& name) {
-    for (const auto& d : defs<T>())
-      if (name == d.name) return d;
-    throw std::logic_error("sortedsearch: no variant '" + name + "'");
+  void bind_outputs() {
+    ctx_.a_shuffled = da_shuf_.get();
+    ctx_.out_a = out_a_.get();
+    ctx_.out_b = out_b_.get();
+    ctx_.out_merge = out_merge_.get();
+    ctx_.counts = counts_.get();
+    ctx_.lower_in = lower_in_.get();
+    ctx_.scratch = scratch_.get();
+    ctx_.scratch_bytes = scratch_.size();
+    ctx_.host_out_a = host_a_.data();
+    ctx_.host_out_b = host_b_.data();
   }
   void shuffled() {
     if (!perm_.empty() || a_.empty()) return;
@@ -259,46 +275,51 @@ class SortedSearchPoint final : public harness::Point {
   DeviceBuffer<char> scratch_;
 };
 
-// The variants: one line each. P is the point; s the stream.
+// The variants: one entry each.
 template <class T>
-const std::vector<Def<T>>& defs() {
-  using P = SortedSearchPoint<T>;
+void add_variants(Defs<T>& d) {
   namespace ss = lp::sortedsearch;
-  static const std::vector<Def<T>> list = {
-      {"mergepath_lower", VariantKind::Ours, Result::LowerA, "merge-path vectorized sorted search: lower bound of A into B (ModernGPU SortedSearch<Lower, Index, None>)",
-       [](P& p, cudaStream_t s) { ss::mergepath_sorted_search<MP<T>, Bounds::Lower, Output::Index, Output::None>(p.da(), p.na(), p.db(), p.nb(), p.out_a(), nullptr, p.scratch(), nullptr, s); }},
-      {"mergepath_upper", VariantKind::Ours, Result::UpperA, "merge-path vectorized sorted search: upper bound of A into B (SortedSearch<Upper, Index, None>)",
-       [](P& p, cudaStream_t s) { ss::mergepath_sorted_search<MP<T>, Bounds::Upper, Output::Index, Output::None>(p.da(), p.na(), p.db(), p.nb(), p.out_a(), nullptr, p.scratch(), nullptr, s); }},
-      {"mergepath_complete", VariantKind::Ours, Result::Complete, "complete search in one pass: lower bound A->B, upper bound B->A, match flags in the MSB, match counts (SortedSearch<Lower, IndexMatch, IndexMatch>)",
-       [](P& p, cudaStream_t s) { ss::mergepath_sorted_search<MP<T>, Bounds::Lower, Output::IndexMatch, Output::IndexMatch>(p.da(), p.na(), p.db(), p.nb(), p.out_a(), p.out_b(), p.scratch(), p.counts(), s); }},
-      {"mergepath_match", VariantKind::Ours, Result::MatchA, "match-only: 1 where a key of A occurs in B, else 0 (SortedSearch<Lower, Match, None>)",
-       [](P& p, cudaStream_t s) { ss::mergepath_sorted_search<MP<T>, Bounds::Lower, Output::Match, Output::None>(p.da(), p.na(), p.db(), p.nb(), p.out_a(), nullptr, p.scratch(), nullptr, s); }},
-      {"mergepath_equality_count", VariantKind::Ours, Result::CountA, "SortedEqualityCount: occurrences in B of each key of A, from its lower bounds (upper-bound pass minus the given lower bound)",
-       [](P& p, cudaStream_t s) { ss::mergepath_sorted_search<MP<T>, Bounds::Upper, Output::Index, Output::None>(p.da(), p.na(), p.db(), p.nb(), p.out_a(), nullptr, p.scratch(), nullptr, s, p.lower_in()); }},
-      {"windowed_lower", VariantKind::Ours, Result::LowerA, "ours beyond ModernGPU: needle tiles with a staged haystack window, binary search + walk; global binary search when |A| << |B|",
-       [](P& p, cudaStream_t s) { ss::windowed_sorted_search<WIN<T>, Bounds::Lower>(p.da(), p.na(), p.db(), p.nb(), p.out_a(), p.scratch(), s); }},
-      {"binary_search_lower", VariantKind::Ours, Result::LowerA, "vectorized binary search, one thread per needle, sorted needles",
-       [](P& p, cudaStream_t s) { ss::binary_search<Bounds::Lower>(p.da(), p.na(), p.db(), p.nb(), p.out_a(), s); }},
-      {"binary_search_lower_unsorted", VariantKind::Ours, Result::LowerAShuffled, "vectorized binary search with the needles shuffled (the reference's cache-line argument)",
-       [](P& p, cudaStream_t s) { ss::binary_search<Bounds::Lower>(p.da_shuffled(), p.na(), p.db(), p.nb(), p.out_a(), s); }},
-      {"thrust_lower_bound", VariantKind::Peer, Result::LowerA, "thrust::lower_bound, sorted needles",
-       [](P& p, cudaStream_t s) { lp::peers::thrust_lower_bound(p.db(), p.nb(), p.da(), p.na(), p.out_a(), s); }},
-      {"thrust_lower_bound_unsorted", VariantKind::Peer, Result::LowerAShuffled, "thrust::lower_bound, shuffled needles",
-       [](P& p, cudaStream_t s) { lp::peers::thrust_lower_bound(p.db(), p.nb(), p.da_shuffled(), p.na(), p.out_a(), s); }},
-      {"thrust_upper_bound", VariantKind::Peer, Result::UpperA, "thrust::upper_bound, sorted needles",
-       [](P& p, cudaStream_t s) { lp::peers::thrust_upper_bound(p.db(), p.nb(), p.da(), p.na(), p.out_a(), s); }},
-      {"thrust_merge", VariantKind::Peer, Result::Merge, "thrust::merge of A and B: the same traversal, writing keys",
-       [](P& p, cudaStream_t s) { lp::peers::thrust_merge(p.da(), p.na(), p.db(), p.nb(), p.out_merge(), s); }},
-      {"cub_merge", VariantKind::Peer, Result::Merge, "cub::DeviceMerge::MergeKeys of A and B",
-       [](P& p, cudaStream_t s) { lp::peers::cub_merge(p.da(), p.na(), p.db(), p.nb(), p.out_merge(), p.scratch(), p.scratch_bytes(), s); }},
-      {"cpu_sorted_search", VariantKind::Cpu, Result::LowerA, "CPUSortedSearch<Lower>: one sequential linear pass (the reference's CPU code)",
-       [](P& p, cudaStream_t) { cpu::sorted_search<Bounds::Lower>(p.a().data(), p.na(), p.b().data(), p.nb(), p.host_a().data()); }},
-      {"cpu_sorted_search3", VariantKind::Cpu, Result::Complete, "CPUSortedSearch3: lower bound A->B and upper bound B->A with match flags, one pass",
-       [](P& p, cudaStream_t) { cpu::sorted_search_both<Bounds::Lower>(p.a().data(), p.na(), p.b().data(), p.nb(), p.host_a().data(), p.host_b().data(), true); }},
-      {"cpu_binary_search", VariantKind::Cpu, Result::LowerA, "std::lower_bound for every needle (sequential)",
-       [](P& p, cudaStream_t) { cpu::binary_search<Bounds::Lower>(p.a().data(), p.na(), p.b().data(), p.nb(), p.host_a().data()); }},
+  std::vector<Def<T>> list = {
+      {"mergepath_lower", VariantKind::Ours, "merge-path vectorized sorted search: lower bound of A into B (ModernGPU SortedSearch<Lower, Index, None>)", {Result::LowerA}, {}, {},
+       [](Ctx<T>& c) { ss::mergepath_sorted_search<MP<T>, Bounds::Lower, Output::Index, Output::None>(c.a, c.na, c.b, c.nb, c.out_a, nullptr, c.scratch, nullptr, c.stream); }},
+      {"mergepath_upper", VariantKind::Ours, "merge-path vectorized sorted search: upper bound of A into B (SortedSearch<Upper, Index, None>)", {Result::UpperA}, {}, {},
+       [](Ctx<T>& c) { ss::mergepath_sorted_search<MP<T>, Bounds::Upper, Output::Index, Output::None>(c.a, c.na, c.b, c.nb, c.out_a, nullptr, c.scratch, nullptr, c.stream); }},
+      {"mergepath_complete", VariantKind::Ours, "complete search in one pass: lower bound A->B, upper bound B->A, match flags in the MSB, match counts (SortedSearch<Lower, IndexMatch, IndexMatch>)", {Result::Complete}, {}, {},
+       [](Ctx<T>& c) { ss::mergepath_sorted_search<MP<T>, Bounds::Lower, Output::IndexMatch, Output::IndexMatch>(c.a, c.na, c.b, c.nb, c.out_a, c.out_b, c.scratch, c.counts, c.stream); }},
+      {"mergepath_match", VariantKind::Ours, "match-only: 1 where a key of A occurs in B, else 0 (SortedSearch<Lower, Match, None>)", {Result::MatchA}, {}, {},
+       [](Ctx<T>& c) { ss::mergepath_sorted_search<MP<T>, Bounds::Lower, Output::Match, Output::None>(c.a, c.na, c.b, c.nb, c.out_a, nullptr, c.scratch, nullptr, c.stream); }},
+      {"mergepath_equality_count", VariantKind::Ours, "SortedEqualityCount: occurrences in B of each key of A, from its lower bounds (upper-bound pass minus the given lower bound)", {Result::CountA}, {}, {},
+       [](Ctx<T>& c) { ss::mergepath_sorted_search<MP<T>, Bounds::Upper, Output::Index, Output::None>(c.a, c.na, c.b, c.nb, c.out_a, nullptr, c.scratch, nullptr, c.stream, c.lower_in); }},
+      {"windowed_lower", VariantKind::Ours, "ours beyond ModernGPU: needle tiles with a staged haystack window, binary search + walk; global binary search when |A| << |B|", {Result::LowerA}, {}, {},
+       [](Ctx<T>& c) { ss::windowed_sorted_search<WIN<T>, Bounds::Lower>(c.a, c.na, c.b, c.nb, c.out_a, c.scratch, c.stream); }},
+      {"binary_search_lower", VariantKind::Ours, "vectorized binary search, one thread per needle, sorted needles", {Result::LowerA}, {}, {},
+       [](Ctx<T>& c) { ss::binary_search<Bounds::Lower>(c.a, c.na, c.b, c.nb, c.out_a, c.stream); }},
+      {"binary_search_lower_unsorted", VariantKind::Ours, "vectorized binary search with the needles shuffled (the reference's cache-line argument)", {Result::LowerAShuffled}, {}, {},
+       [](Ctx<T>& c) { ss::binary_search<Bounds::Lower>(c.a_shuffled, c.na, c.b, c.nb, c.out_a, c.stream); }},
+      {"thrust_lower_bound", VariantKind::Peer, "thrust::lower_bound, sorted needles", {Result::LowerA}, {}, {},
+       [](Ctx<T>& c) { lp::peers::thrust_lower_bound(c.b, c.nb, c.a, c.na, c.out_a, c.stream); }},
+      {"thrust_lower_bound_unsorted", VariantKind::Peer, "thrust::lower_bound, shuffled needles", {Result::LowerAShuffled}, {}, {},
+       [](Ctx<T>& c) { lp::peers::thrust_lower_bound(c.b, c.nb, c.a_shuffled, c.na, c.out_a, c.stream); }},
+      {"thrust_upper_bound", VariantKind::Peer, "thrust::upper_bound, sorted needles", {Result::UpperA}, {}, {},
+       [](Ctx<T>& c) { lp::peers::thrust_upper_bound(c.b, c.nb, c.a, c.na, c.out_a, c.stream); }},
+      {"thrust_merge", VariantKind::Peer, "thrust::merge of A and B: the same traversal, writing keys", {Result::Merge}, {}, {},
+       [](Ctx<T>& c) { lp::peers::thrust_merge(c.a, c.na, c.b, c.nb, c.out_merge, c.stream); }},
+      {"cub_merge", VariantKind::Peer, "cub::DeviceMerge::MergeKeys of A and B", {Result::Merge}, {}, {},
+       [](Ctx<T>& c) { lp::peers::cub_merge(c.a, c.na, c.b, c.nb, c.out_merge, c.scratch, c.scratch_bytes, c.stream); }},
+      {"cpu_sorted_search", VariantKind::Cpu, "CPUSortedSearch<Lower>: one sequential linear pass (the reference's CPU code)", {Result::LowerA}, {}, {},
+       [](Ctx<T>& c) { cpu::sorted_search<Bounds::Lower>(c.host_a, c.na, c.host_b, c.nb, c.host_out_a); }},
+      {"cpu_sorted_search3", VariantKind::Cpu, "CPUSortedSearch3: lower bound A->B and upper bound B->A with match flags, one pass", {Result::Complete}, {}, {},
+       [](Ctx<T>& c) { cpu::sorted_search_both<Bounds::Lower>(c.host_a, c.na, c.host_b, c.nb, c.host_out_a, c.host_out_b, true); }},
+      {"cpu_binary_search", VariantKind::Cpu, "std::lower_bound for every needle (sequential)", {Result::LowerA}, {}, {},
+       [](Ctx<T>& c) { cpu::binary_search<Bounds::Lower>(c.host_a, c.na, c.host_b, c.nb, c.host_out_a); }},
   };
-  return list;
+  for (Def<T>& v : list) d.add(std::move(v));
+}
+
+template <class T>
+const Defs<T>& table() {
+  static const Defs<T> t("sortedsearch", {add_variants<T>});
+  return t;
 }
 
 // SortRandom(n, 0, 299) of the reference's demonstrations: n uniform keys, sorted.
@@ -345,92 +366,84 @@ void demo_search(const std::vector<int>& a, const std::vector<int>& b, bool comp
   if (complete) ib = ob.download();
 }
 
+// The reference page's two demonstrations, in its format, checked against CPUSortedSearch(3).
+int demo(std::ostream& os, bool device) {
+  auto num = [](int v) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%4d", v);
+    return std::string(buf);
+  };
+  auto flagged = [](std::uint32_t v) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%c%3d", (v & sortedsearch::kMatchBit) ? '*' : ' ', int(v & 0x7fffffffu));
+    return std::string(buf);
+  };
+  bool ok = true;
+  const char* where = device ? "GPU mergepath kernel" : "CPU reference (no GPU)";
+
+  std::vector<int> haystack = sort_random(200, 1), needles = sort_random(100, 2);
+  std::vector<std::uint32_t> lower, unused, ref(needles.size());
+  cpu::sorted_search<Bounds::Lower>(needles.data(), 100, haystack.data(), 200, ref.data());
+  lower = ref;
+  demo_search(needles, haystack, false, lower, unused, device);
+  os << "\n\nSORTED SEARCH DEMONSTRATION:\n\nHaystack array:\n";
+  print_array(os, 200, [&](int i) { return num(haystack[i]); });
+  os << "\nNeedles array:\n";
+  print_array(os, 100, [&](int i) { return num(needles[i]); });
+  os << "\nLower bound array:\n";
+  print_array(os, 100, [&](int i) { return num(int(lower[i])); });
+  ok &= lower == ref;
+
+  std::vector<int> a = sort_random(100, 3), b = sort_random(100, 4);
+  std::vector<std::uint32_t> ia, ib, ra(100), rb(100);
+  cpu::sorted_search_both<Bounds::Lower>(a.data(), 100, b.data(), 100, ra.data(), rb.data(), true);
+  ia = ra, ib = rb;
+  demo_search(a, b, true, ia, ib, device);
+  os << "\n\nSORTED SEARCH DEMONSTRATION (2):\n\nA array:\n";
+  print_array(os, 100, [&](int i) { return num(a[i]); });
+  os << "\nB array:\n";
+  print_array(os, 100, [&](int i) { return num(b[i]); });
+  os << "\nLower bound of A into B (* for match):\n";
+  print_array(os, 100, [&](int i) { return flagged(ia[i]); });
+  os << "\nUpper bound of B into A (* for match):\n";
+  print_array(os, 100, [&](int i) { return flagged(ib[i]); });
+  ok &= ia == ra && ib == rb;
+
+  os << "\n" << (ok ? "checked: " : "MISMATCH: ") << where << (ok ? " agrees with" : " differs from")
+     << " CPUSortedSearch / CPUSortedSearch3\n";
+  return ok ? 0 : 1;
+
+}
+
 }  // namespace
 
-class SortedSearchStudy final : public harness::Study {
- public:
-  std::string name() const override { return "sortedsearch"; }
-  std::string description() const override {
-    return "ModernGPU vectorized sorted search (all modes) vs vectorized binary search, Thrust and CUB";
-  }
-  std::vector<harness::AxisSpec> axes() const override {
-    const std::int64_t max_size = (1ll << 30);
-    return {
-        {"a_size", harness::AxisKind::Size, "|A|, the needles (sorted)", {std::int64_t(1) << 26}, {}, 0, max_size},
-        {"b_size", harness::AxisKind::Size, "|B|, the haystack (sorted)", {std::int64_t(1) << 26}, {}, 0, max_size},
-        {"type", harness::AxisKind::Choice, "key type: int32, int64, float, double", {std::string("int32")}, {"int32", "int64", "float", "double"}, 0, 0},
-        {"keys", harness::AxisKind::Choice, "distinct (no key repeats within an array) or dups (about 8 copies of each key)", {std::string("distinct")}, {"distinct", "dups"}, 0, 0},
-    };
-  }
-  std::vector<harness::VariantSpec> variants() const override {
-    std::vector<harness::VariantSpec> out;
-    for (const auto& d : defs<int>()) out.push_back({d.name, d.kind, d.description});
-    return out;
-  }
-  std::string default_config() const override { return kDefaultConfig; }
-  std::string check_params(const Params& p) const override {
+std::unique_ptr<harness::Study> make_study() {
+  const std::int64_t max_size = (1ll << 30);
+  harness::StudyDecl s{"sortedsearch",
+                       "ModernGPU vectorized sorted search (all modes) vs vectorized binary search, Thrust and CUB",
+                       kDefaultConfig};
+  s.axes = {
+      {"a_size", harness::AxisKind::Size, "|A|, the needles (sorted)", {std::int64_t(1) << 26}, {}, 0, max_size},
+      {"b_size", harness::AxisKind::Size, "|B|, the haystack (sorted)", {std::int64_t(1) << 26}, {}, 0, max_size},
+      {"type", harness::AxisKind::Choice, "key type: int32, int64, float, double", {std::string("int32")}, {"int32", "int64", "float", "double"}, 0, 0},
+      {"keys", harness::AxisKind::Choice, "distinct (no key repeats within an array) or dups (about 8 copies of each key)", {std::string("distinct")}, {"distinct", "dups"}, 0, 0},
+  };
+  s.variants = table<int>().specs();
+  s.check_params = [](const Params& p) -> std::string {
     // Indices are 32-bit with a flag bit, and tile offsets are 32-bit.
     if (harness::as_int(p, "a_size") + harness::as_int(p, "b_size") > (1ll << 30) + (1ll << 29))
       return "a_size + b_size must not exceed 2^30 + 2^29 (indices are 31-bit)";
     return {};
-  }
-  std::unique_ptr<harness::Point> make_point(const Params& p, std::uint64_t seed, bool device) const override {
+  };
+  s.make_point = [](const Params& p, std::uint64_t seed, bool device) -> std::unique_ptr<harness::Point> {
     const std::string& t = harness::as_str(p, "type");
     if (t == "int32") return std::make_unique<SortedSearchPoint<std::int32_t>>(p, seed, device);
     if (t == "int64") return std::make_unique<SortedSearchPoint<std::int64_t>>(p, seed, device);
     if (t == "float") return std::make_unique<SortedSearchPoint<float>>(p, seed, device);
     return std::make_unique<SortedSearchPoint<double>>(p, seed, device);
-  }
-  bool has_demo() const override { return true; }
-  // The reference page's two demonstrations, in its format, checked against CPUSortedSearch(3).
-  int demo(std::ostream& os, bool device) const override {
-    auto num = [](int v) {
-      char buf[16];
-      std::snprintf(buf, sizeof buf, "%4d", v);
-      return std::string(buf);
-    };
-    auto flagged = [](std::uint32_t v) {
-      char buf[16];
-      std::snprintf(buf, sizeof buf, "%c%3d", (v & sortedsearch::kMatchBit) ? '*' : ' ', int(v & 0x7fffffffu));
-      return std::string(buf);
-    };
-    bool ok = true;
-    const char* where = device ? "GPU mergepath kernel" : "CPU reference (no GPU)";
-
-    std::vector<int> haystack = sort_random(200, 1), needles = sort_random(100, 2);
-    std::vector<std::uint32_t> lower, unused, ref(needles.size());
-    cpu::sorted_search<Bounds::Lower>(needles.data(), 100, haystack.data(), 200, ref.data());
-    lower = ref;
-    demo_search(needles, haystack, false, lower, unused, device);
-    os << "\n\nSORTED SEARCH DEMONSTRATION:\n\nHaystack array:\n";
-    print_array(os, 200, [&](int i) { return num(haystack[i]); });
-    os << "\nNeedles array:\n";
-    print_array(os, 100, [&](int i) { return num(needles[i]); });
-    os << "\nLower bound array:\n";
-    print_array(os, 100, [&](int i) { return num(int(lower[i])); });
-    ok &= lower == ref;
-
-    std::vector<int> a = sort_random(100, 3), b = sort_random(100, 4);
-    std::vector<std::uint32_t> ia, ib, ra(100), rb(100);
-    cpu::sorted_search_both<Bounds::Lower>(a.data(), 100, b.data(), 100, ra.data(), rb.data(), true);
-    ia = ra, ib = rb;
-    demo_search(a, b, true, ia, ib, device);
-    os << "\n\nSORTED SEARCH DEMONSTRATION (2):\n\nA array:\n";
-    print_array(os, 100, [&](int i) { return num(a[i]); });
-    os << "\nB array:\n";
-    print_array(os, 100, [&](int i) { return num(b[i]); });
-    os << "\nLower bound of A into B (* for match):\n";
-    print_array(os, 100, [&](int i) { return flagged(ia[i]); });
-    os << "\nUpper bound of B into A (* for match):\n";
-    print_array(os, 100, [&](int i) { return flagged(ib[i]); });
-    ok &= ia == ra && ib == rb;
-
-    os << "\n" << (ok ? "checked: " : "MISMATCH: ") << where << (ok ? " agrees with" : " differs from")
-       << " CPUSortedSearch / CPUSortedSearch3\n";
-    return ok ? 0 : 1;
-  }
-};
-
-std::unique_ptr<harness::Study> make_study() { return std::make_unique<SortedSearchStudy>(); }
+  };
+  s.demo = demo;
+  return harness::declare_study(std::move(s));
+}
 
 }  // namespace lp::sortedsearch_study

@@ -84,14 +84,17 @@ __device__ __forceinline__ void block_reduce_runs(const std::uint32_t (&labels)[
   }
 }
 
-template <class Op, int THREADS, int ITEMS>
+// The block-wide pieces of a sort-in-shared-memory tile, shared with the multiscan's Alg 5.4:
+// `SortValue` is what the radix sort carries with each label (the value here; index and value
+// there).
+template <class Op, int THREADS, int ITEMS, class SortValue = typename Op::value_type>
 struct SortSharedTypes {
   using T = typename Op::value_type;
   // Baxter's transposition (Alg 4.5): coalesced striped reads, exchanged to blocked through shared memory.
   using LoadLabels = cub::BlockLoad<std::uint32_t, THREADS, ITEMS, cub::BLOCK_LOAD_TRANSPOSE>;
   using LoadValues = cub::BlockLoad<T, THREADS, ITEMS, cub::BLOCK_LOAD_TRANSPOSE>;
   // Stable, so equal labels keep the order the threads hold them in (Alg 4.12's precondition).
-  using Sort = cub::BlockRadixSort<std::uint32_t, THREADS, ITEMS, T>;
+  using Sort = cub::BlockRadixSort<std::uint32_t, THREADS, ITEMS, SortValue>;
   using Scan = cub::BlockScan<SegCarry<T>, THREADS, cub::BLOCK_SCAN_WARP_SCANS>;
   // The phases never overlap, so they share one allocation (separated by __syncthreads).
   union Storage {
@@ -103,6 +106,27 @@ struct SortSharedTypes {
       std::uint32_t first_label[THREADS];
     } reduce;
   };
+
+  // Baxter's transposed loads of one tile (`valid` items from `base`) into a blocked arrangement.
+  // Pads sit at the tile's end, after every real label, so the stable sort keeps them there even
+  // when their low `bits` equal label m-1's.
+  static __device__ __forceinline__ void load_blocked(Storage& st, const std::uint32_t* labels, const T* values, std::int64_t base,
+                                                      int valid, std::uint32_t (&keys)[ITEMS], T (&vals)[ITEMS]) {
+    if (valid == THREADS * ITEMS) LoadLabels(st.load_labels).Load(labels + base, keys);
+    else LoadLabels(st.load_labels).Load(labels + base, keys, valid, kPadLabel);
+    __syncthreads();
+    if (valid == THREADS * ITEMS) LoadValues(st.load_values).Load(values + base, vals);
+    else LoadValues(st.load_values).Load(values + base, vals, valid, Op::identity());
+    __syncthreads();
+  }
+
+  // The label after this thread's last item in the sorted tile: thread i+1's first (kPadLabel after
+  // the last thread), so that thread i finds its last run end (Alg 4.13).
+  static __device__ __forceinline__ std::uint32_t next_label(Storage& st, std::uint32_t first_key) {
+    st.reduce.first_label[threadIdx.x] = first_key;
+    __syncthreads();
+    return threadIdx.x + 1 < THREADS ? st.reduce.first_label[threadIdx.x + 1] : kPadLabel;
+  }
 };
 
 // One bucket set per block (Fig 4.2): block `set` takes a contiguous range of tiles in order, so the
@@ -130,14 +154,7 @@ __global__ void __launch_bounds__(THREADS)
     T vals[ITEMS];
     if (t > t_begin) __syncthreads();  // the previous tile is done with the shared storage
     if constexpr (TRANSPOSED) {
-      // Pads sit at the tile's end, after every real label, so the stable sort keeps them there
-      // even when their low `bits` equal label m-1's.
-      if (valid == TILE) typename Ty::LoadLabels(st.load_labels).Load(labels + base, keys);
-      else typename Ty::LoadLabels(st.load_labels).Load(labels + base, keys, valid, kPadLabel);
-      __syncthreads();
-      if (valid == TILE) typename Ty::LoadValues(st.load_values).Load(values + base, vals);
-      else typename Ty::LoadValues(st.load_values).Load(values + base, vals, valid, Op::identity());
-      __syncthreads();
+      Ty::load_blocked(st, labels, values, base, valid, keys, vals);
     } else {
       if (valid == TILE) {
         cub::LoadDirectStriped<THREADS>(tid, labels + base, keys);
@@ -152,10 +169,7 @@ __global__ void __launch_bounds__(THREADS)
       typename Ty::Sort(st.sort).Sort(keys, vals, 0, bits);
       __syncthreads();
     }
-    // Thread i-1 needs thread i's first label to find its last run end (Alg 4.13).
-    st.reduce.first_label[tid] = keys[0];
-    __syncthreads();
-    const std::uint32_t next_label = tid + 1 < THREADS ? st.reduce.first_label[tid + 1] : kPadLabel;
+    const std::uint32_t next_label = Ty::next_label(st, keys[0]);
     block_reduce_runs<Op, THREADS, ITEMS>(keys, vals, next_label, st.reduce.scan, [&](std::uint32_t label, T v, bool, bool) {
       // One run per label in a sorted tile: this thread alone touches the bucket in this tile, and
       // the __syncthreads between tiles orders the block's updates of it.
@@ -212,6 +226,13 @@ int sort_shared_occupancy() {
                                            sort_shared_smem<Op, THREADS, ITEMS, TRANSPOSED>()));
 }
 
+// Blocks of one resident wave over `tiles` tiles: Tuning::blocks_per_sm per SM, or as many as
+// `occupancy` says fit; never more blocks than tiles.
+inline std::int64_t wave_blocks(std::int64_t tiles, const Tuning& t, int occupancy) {
+  const int per_sm = t.blocks_per_sm > 0 ? t.blocks_per_sm : occupancy;
+  return std::min<std::int64_t>({tiles, std::int64_t(sm_count()) * per_sm, std::int64_t(1) << 30});
+}
+
 // Bucket sets = blocks. Thesis: one tile per block. Default here: one resident wave (occupancy x
 // SMs), each block looping over consecutive tiles, which keeps the partials and the final reduce
 // small; Tuning::blocks_per_sm overrides (a large value gives the thesis's one tile per block).
@@ -220,9 +241,8 @@ int sort_shared_sets(std::int64_t n, std::uint32_t, const Tuning& t) {
   int sets = 1;
   sort_shared_dispatch(t, [&](auto th, auto it) {
     constexpr int THREADS = decltype(th)::value, ITEMS = decltype(it)::value;
-    const int per_sm = t.blocks_per_sm > 0 ? t.blocks_per_sm : sort_shared_occupancy<Op, THREADS, ITEMS, TRANSPOSED>();
     const std::int64_t tiles = ceil_div(std::max<std::int64_t>(n, 1), std::int64_t(THREADS) * ITEMS);
-    sets = static_cast<int>(std::min<std::int64_t>({tiles, std::int64_t(sm_count()) * per_sm, std::int64_t(1) << 30}));
+    sets = static_cast<int>(wave_blocks(tiles, t, t.blocks_per_sm > 0 ? 0 : sort_shared_occupancy<Op, THREADS, ITEMS, TRANSPOSED>()));
   });
   return sets;
 }

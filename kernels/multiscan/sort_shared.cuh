@@ -17,23 +17,7 @@ using multireduce::SegCarryOp;
 constexpr std::size_t kMaxPartialBytes = std::size_t(4) << 30;
 
 template <class Op, int THREADS, int ITEMS>
-struct Types {
-  using T = typename Op::value_type;
-  using LoadLabels = cub::BlockLoad<std::uint32_t, THREADS, ITEMS, cub::BLOCK_LOAD_TRANSPOSE>;
-  using LoadValues = cub::BlockLoad<T, THREADS, ITEMS, cub::BLOCK_LOAD_TRANSPOSE>;
-  // Stable: equal labels keep the blocked order, i.e. input order.
-  using Sort = cub::BlockRadixSort<std::uint32_t, THREADS, ITEMS, IndexValue<T>>;
-  using Scan = cub::BlockScan<SegCarry<T>, THREADS, cub::BLOCK_SCAN_WARP_SCANS>;
-  union Storage {
-    typename LoadLabels::TempStorage load_labels;
-    typename LoadValues::TempStorage load_values;
-    typename Sort::TempStorage sort;
-    struct {
-      typename Scan::TempStorage scan;
-      std::uint32_t first_label[THREADS];
-    } scan;
-  };
-};
+using Types = multireduce::SortSharedTypes<Op, THREADS, ITEMS, IndexValue<typename Op::value_type>>;
 
 // Block `set` takes the tiles [set * tiles_per_set, ...) in order and keeps its running bucket
 // totals in partials[b * sets + set] (identity at the start): each result is the running total of
@@ -58,22 +42,14 @@ __global__ void __launch_bounds__(THREADS)
     T vals[ITEMS];
     IndexValue<T> pairs[ITEMS];
     __syncthreads();  // the previous tile is done with the shared storage and its bucket updates
-    // Pads rank after every real label (blocked tail, stable sort), so they end the tile.
-    if (valid == TILE) typename Ty::LoadLabels(st.load_labels).Load(labels + base, keys);
-    else typename Ty::LoadLabels(st.load_labels).Load(labels + base, keys, valid, kPadLabel);
-    __syncthreads();
-    if (valid == TILE) typename Ty::LoadValues(st.load_values).Load(values + base, vals);
-    else typename Ty::LoadValues(st.load_values).Load(values + base, vals, valid, Op::identity());
-    __syncthreads();
+    Ty::load_blocked(st, labels, values, base, valid, keys, vals);
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) pairs[k] = {std::uint32_t(tid * ITEMS + k), vals[k]};
     if (bits > 0) {  // m = 1: every label is 0, nothing to sort
       typename Ty::Sort(st.sort).Sort(keys, pairs, 0, bits);
       __syncthreads();
     }
-    st.scan.first_label[tid] = keys[0];
-    __syncthreads();
-    const std::uint32_t next_label = tid + 1 < THREADS ? st.scan.first_label[tid + 1] : kPadLabel;
+    const std::uint32_t next_label = Ty::next_label(st, keys[0]);
     // Phase 1: exclusive scan of the thread's items, restarting after every run end.
     T local[ITEMS];
     T x = Op::identity();
@@ -88,7 +64,7 @@ __global__ void __launch_bounds__(THREADS)
     // Phase 2: the block's segmented scan of the threads' carries gives each thread the fold of
     // its first run's items held by earlier threads.
     SegCarry<T> carry;
-    typename Ty::Scan(st.scan.scan).ExclusiveScan(SegCarry<T>{x, ended}, carry, SegCarry<T>{Op::identity(), 0u}, SegCarryOp<Op>{});
+    typename Ty::Scan(st.reduce.scan).ExclusiveScan(SegCarry<T>{x, ended}, carry, SegCarry<T>{Op::identity(), 0u}, SegCarryOp<Op>{});
     // Phase 3: results, with the running total of the label in front.
     T y = carry.open;
     T run_end[ITEMS];
@@ -141,9 +117,8 @@ Plan plan(std::int64_t n, const Tuning& t) {
   multireduce::sort_shared_dispatch(t, [&](auto th, auto it) {
     constexpr int THREADS = decltype(th)::value, ITEMS = decltype(it)::value;
     p.threads = THREADS, p.items = ITEMS;
-    const int per_sm = t.blocks_per_sm > 0 ? t.blocks_per_sm : occupancy<Op, THREADS, ITEMS>();
     const std::int64_t tiles = ceil_div(std::max<std::int64_t>(n, 1), std::int64_t(THREADS) * ITEMS);
-    p.sets = std::min<std::int64_t>(tiles, std::int64_t(multireduce::sm_count()) * per_sm);
+    p.sets = multireduce::wave_blocks(tiles, t, t.blocks_per_sm > 0 ? 0 : occupancy<Op, THREADS, ITEMS>());
     p.tiles_per_set = ceil_div(tiles, p.sets);
     p.sets = ceil_div(tiles, p.tiles_per_set);
   });

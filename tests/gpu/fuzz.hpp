@@ -19,6 +19,7 @@
 #include "apps/harness/study.hpp"
 #include "check.hpp"
 #include "check_variant.hpp"
+#include "gpu_test.hpp"
 
 class FuzzRng {
  public:
@@ -65,7 +66,7 @@ inline std::uint64_t fuzz_case_seed(std::uint64_t seed, int k) {
 // Runs the cases; returns the test's exit code. Cases: LP_FUZZ_CASES, else `cases` (`quick_cases`
 // with LP_GPU_TEST_QUICK, the sanitizer runs).
 inline int run_fuzz(const std::string& test, harness::Study& study, const FuzzDraw& draw, int cases, int quick_cases) {
-  const bool quick = std::getenv("LP_GPU_TEST_QUICK") != nullptr;
+  const bool quick = quick_mode();
   const char* env_seed = std::getenv("LP_FUZZ_SEED");
   const char* env_cases = std::getenv("LP_FUZZ_CASES");
   const char* env_case = std::getenv("LP_FUZZ_CASE");

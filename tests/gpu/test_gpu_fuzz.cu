@@ -15,6 +15,7 @@
 #include "apps/multiscan/multiscan_study.hpp"
 #include "apps/sortedsearch/sortedsearch_study.hpp"
 #include "fuzz.hpp"
+#include "gpu_test.hpp"
 
 namespace lp::multireduce_study { const char* const kDefaultConfig = "{}"; }
 namespace lp::multiscan_study { const char* const kDefaultConfig = "{}"; }
@@ -107,12 +108,8 @@ void draw_sortedsearch(FuzzRng& r, Params& p, bool quick) {
 
 int main(int argc, char** argv) {
   const std::string study_name = argc > 1 ? argv[1] : "";
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("test_gpu_fuzz %s: no CUDA device, skipped\n", study_name.c_str());
-    return 77;
-  }
   const std::string test = "test_gpu_fuzz " + study_name;
+  if (no_gpu(test)) return kSkipped;
   if (study_name == "multireduce") return run_fuzz(test, *lp::multireduce_study::make_study(), draw_multireduce, 400, 6);
   if (study_name == "multiscan") return run_fuzz(test, *lp::multiscan_study::make_study(), draw_multiscan, 300, 6);
   if (study_name == "histogram") return run_fuzz(test, *lp::histogram_study::make_study(), draw_histogram, 600, 10);

@@ -18,6 +18,7 @@
 #include "apps/harness/datagen.hpp"
 #include "apps/histogram/histogram_study.hpp"
 #include "check.hpp"
+#include "gpu_test.hpp"
 #include "check_variant.hpp"
 
 namespace lp::histogram_study {
@@ -53,12 +54,8 @@ Value I(std::int64_t v) { return Value(v); }
 }  // namespace
 
 int main() {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("test_gpu_histogram: no CUDA device, skipped\n");
-    return 77;
-  }
-  const bool quick = std::getenv("LP_GPU_TEST_QUICK") != nullptr;
+  if (no_gpu("test_gpu_histogram")) return kSkipped;
+  const bool quick = quick_mode();
   auto study = lp::histogram_study::make_study();
   std::vector<Case> cases;
   const std::vector<std::string> inputs = {"uniform", "degenerate", "zipf"};

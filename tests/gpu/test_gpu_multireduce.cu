@@ -15,6 +15,7 @@
 
 #include "apps/multireduce/multireduce_study.hpp"
 #include "check.hpp"
+#include "gpu_test.hpp"
 #include "check_variant.hpp"
 #include "label_jobs.hpp"
 
@@ -34,12 +35,8 @@ const std::vector<std::pair<std::string, std::string>> kOps = {
 }  // namespace
 
 int main() {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("test_gpu_multireduce: no CUDA device, skipped\n");
-    return 77;
-  }
-  const bool quick = std::getenv("LP_GPU_TEST_QUICK") != nullptr;
+  if (no_gpu("test_gpu_multireduce")) return kSkipped;
+  const bool quick = quick_mode();
   auto study = lp::multireduce_study::make_study();
   const std::vector<LabelCase> cases = label_cases(quick);
   // Knob settings beyond the defaults (the transposition schemes, bucket sets, partial sorting,

@@ -21,6 +21,7 @@
 #include "apps/harness/device_buffer.hpp"
 #include "apps/multiscan/multiscan_study.hpp"
 #include "check.hpp"
+#include "gpu_test.hpp"
 #include "check_variant.hpp"
 #include "label_jobs.hpp"
 #include "kernels/multiscan/sheffler.cuh"
@@ -62,12 +63,8 @@ void check_sheffler_flaw() {
 }  // namespace
 
 int main() {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("test_gpu_multiscan: no CUDA device, skipped\n");
-    return 77;
-  }
-  const bool quick = std::getenv("LP_GPU_TEST_QUICK") != nullptr;
+  if (no_gpu("test_gpu_multiscan")) return kSkipped;
+  const bool quick = quick_mode();
   auto study = lp::multiscan_study::make_study();
   const std::vector<LabelCase> cases = label_cases(quick);
   // Knobs beyond the defaults: Sheffler's side (odd, 1, beyond a warp), single_pass's items and

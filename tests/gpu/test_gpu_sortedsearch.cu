@@ -10,6 +10,7 @@
 
 #include "apps/harness/device_buffer.hpp"
 #include "check.hpp"
+#include "gpu_test.hpp"
 #include "sorted_inputs.hpp"
 #include "cpu_reference/sortedsearch/cpu_sorted_search.hpp"
 #include "kernels/sortedsearch/binary_search.cuh"
@@ -218,13 +219,8 @@ static void check_comparator(std::mt19937_64& rng) {
 }
 
 int main() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    std::printf("gpu_sortedsearch: no CUDA device, skipped\n");
-    return 77;
-  }
-  // LP_GPU_TEST_QUICK=1: fewer, smaller cases, for runs under compute-sanitizer (10-100x slower).
-  const bool quick = std::getenv("LP_GPU_TEST_QUICK") != nullptr;
+  if (no_gpu("gpu_sortedsearch")) return kSkipped;
+  const bool quick = quick_mode();
   const int scale = quick ? 4 : 1;
   for (std::uint64_t seed : {11ull, 12ull, 13ull}) {
     random_cases<std::int32_t>(seed, 40 / scale, 20000, "int32");

@@ -56,7 +56,7 @@ class MultireducePoint final : public harness::TablePoint<Def<Op>> {
   using Base::ctx_;
 
  public:
-  MultireducePoint(const Params& p, std::uint64_t seed, bool device) : Base(table<Op>()), device_(device) {
+  MultireducePoint(const Params& p, std::uint64_t seed, bool device) : Base(table<Op>()) {
     n_ = harness::as_int(p, "n");
     m_ = static_cast<std::uint32_t>(harness::as_int(p, "m"));
     ones_ = harness::as_str(p, "values") == "ones";
@@ -67,7 +67,7 @@ class MultireducePoint final : public harness::TablePoint<Def<Op>> {
                             harness::to_string(p.at("zipf_s")) + "/" + Op::name + "/" + multireduce::TypeName<T>::value;
     in_.labels = point_labels(p, seed, tag);
     in_.values = make_values<Op>(n_, ones_, harness::derive_seed(seed, "values/" + tag));
-    if (device_) in_.upload();
+    if (device) in_.upload();
     ctx_.m = m_;
     ctx_.host_sort_scratch = &sort_scratch_;
     in_.bind(ctx_);
@@ -181,7 +181,6 @@ class MultireducePoint final : public harness::TablePoint<Def<Op>> {
     return ref_;
   }
 
-  bool device_;
   std::int64_t n_ = 0;
   std::uint32_t m_ = 0;
   bool ones_ = false;
@@ -203,9 +202,8 @@ std::unique_ptr<harness::Study> make_study() {
                        "multireduce (thesis ch. 4): sequential adaptations, per-bank, sort-based and modern variants vs CUB, Thrust, atomics and the CPU",
                        kDefaultConfig};
   s.axes = pair_axes();
+  for (auto& a : op_type_axes(true)) s.axes.push_back(a);
   s.axes.insert(s.axes.end(), {
-      {"op", AxisKind::Choice, "operator: add, min, max, affine (composition of x->ax+b, non-commutative), last (scatter, non-commutative)", {V(std::string("add"))}, {"add", "min", "max", "affine", "last"}},
-      {"type", AxisKind::Choice, "value type: int32, int64, float32 (add); int32 (min, max, last); uint32x2 (affine)", {V(std::string("int32"))}, {"int32", "int64", "float32", "uint32x2"}},
       {"values", AxisKind::Choice, "random, or ones (a count: the histogram special case, where CUB DeviceHistogram joins)", {V(std::string("random"))}, {"random", "ones"}},
   });
   for (auto& a : launch_axes()) s.axes.push_back(a);
@@ -217,10 +215,8 @@ std::unique_ptr<harness::Study> make_study() {
   });
   s.variants = table<multireduce::Add<std::int32_t>>().specs();
   s.check_params = [](const Params& p) -> std::string {
-    static const std::map<std::string, std::vector<std::string>> op_types = {
-        {"add", {"int32", "int64", "float32"}}, {"min", {"int32"}}, {"max", {"int32"}}, {"affine", {"uint32x2"}}, {"last", {"int32"}}};
     const std::string& op = harness::as_str(p, "op");
-    if (std::string why = check_op_type(p, op_types); !why.empty()) return why;
+    if (std::string why = check_op_type(p); !why.empty()) return why;
     if (harness::as_str(p, "values") == "ones" && op != "add") return "values: 'ones' (a count) needs op 'add'";
     if (harness::as_real(p, "zipf_s") <= 0) return "zipf_s: the zipf exponent must be > 0";
     if (op == "last" && harness::as_int(p, "n") > (std::int64_t(1) << 31) - 1) return "n: op 'last' stores input indices as int32";

@@ -32,6 +32,7 @@ const Defs<Op>& table() {
 using multireduce_study::check_op_type;
 using multireduce_study::float_sum_tolerance;
 using multireduce_study::launch_axes;
+using multireduce_study::op_type_axes;
 using multireduce_study::pair_axes;
 using multireduce_study::point_labels;
 using multireduce_study::random_value;
@@ -203,9 +204,8 @@ std::unique_ptr<harness::Study> make_study() {
                        "multiscan (thesis ch. 5): partitioning, sequential adaptations, Sheffler, sort-based and a single-pass look-back multiscan vs CUB, Thrust and the CPU",
                        kDefaultConfig};
   s.axes = pair_axes();
+  for (auto& a : op_type_axes(false)) s.axes.push_back(a);
   s.axes.insert(s.axes.end(), {
-      {"op", AxisKind::Choice, "operator: add, min, max, affine (composition of x->ax+b, non-commutative)", {V(std::string("add"))}, {"add", "min", "max", "affine"}},
-      {"type", AxisKind::Choice, "value type: int32, int64, float32 (add); int32 (min, max); uint32x2 (affine)", {V(std::string("int32"))}, {"int32", "int64", "float32", "uint32x2"}},
       {"mode", AxisKind::Choice, "exclusive, inclusive, or multitag (exclusive over values that are all 1: add on integers)", {V(std::string("exclusive"))}, {"exclusive", "inclusive", "multitag"}},
       {"values", AxisKind::Choice, "random, or mostly_identity (63 in 64 values are the identity: Sheffler's published form fails)", {V(std::string("random"))}, {"random", "mostly_identity"}},
   });
@@ -218,11 +218,9 @@ std::unique_ptr<harness::Study> make_study() {
   });
   s.variants = table<multireduce::Add<std::int32_t>>().specs();
   s.check_params = [](const Params& p) -> std::string {
-    static const std::map<std::string, std::vector<std::string>> op_types = {
-        {"add", {"int32", "int64", "float32"}}, {"min", {"int32"}}, {"max", {"int32"}}, {"affine", {"uint32x2"}}};
     const std::string& op = harness::as_str(p, "op");
     const bool multitag = harness::as_str(p, "mode") == "multitag";
-    if (std::string why = check_op_type(p, op_types); !why.empty()) return why;
+    if (std::string why = check_op_type(p); !why.empty()) return why;
     if (multitag && (op != "add" || harness::as_str(p, "type") == "float32"))
       return "mode: 'multitag' (a count of earlier equal labels) needs op 'add' on int32 or int64";
     if (multitag && harness::as_str(p, "values") != "random") return "values: 'multitag' implies values that are all 1";

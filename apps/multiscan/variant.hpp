@@ -26,9 +26,6 @@ struct Ctx : multireduce_study::PairsCtx<Op, Tuning> {
   typename Op::value_type* host_buckets = nullptr;  // m entries, kept by the point
 };
 
-template <class Op>
-using RunFn = std::function<void(Ctx<Op>&)>;
-
 // The output a variant produces, which fixes how it is validated.
 enum class Output {
   Results,       // n results in input order (every multiscan variant)

@@ -118,6 +118,10 @@ class ZipfSampler {
 //   sorted      uniform, then sorted ascending (a counting sort)
 //   zipf        rank r with probability ~ 1/r^s, ranks scattered over [0, m) by a fixed bijection
 //               (x -> a*x + b mod m, a coprime to m), so hot buckets are not neighbours
+//   runs        clustered runs: a uniform start label, then consecutive labels (start, start+1, ...
+//               mod m) for a run of 1..2*kMeanRun-1 inputs (mean kMeanRun), as rows of clustered keys
+//   permutation a random permutation of [0, n): every label once (needs m = n; the scatter and
+//               gather of thesis 1.2 as a permutation, where both scatter definitions agree)
 inline std::vector<std::uint32_t> labels(std::int64_t n, std::uint32_t m, const std::string& dist, double zipf_s,
                                          std::uint64_t seed) {
   std::vector<std::uint32_t> out(static_cast<std::size_t>(n));
@@ -133,6 +137,19 @@ inline std::vector<std::uint32_t> labels(std::int64_t n, std::uint32_t m, const 
       for (std::uint32_t b = 0; b < m; ++b)
         for (std::int64_t k = 0; k < count[b]; ++k) out[at++] = b;
     }
+  } else if (dist == "runs") {
+    constexpr std::uint64_t kMeanRun = 16;
+    Rng r(seed);
+    for (std::size_t i = 0; i < out.size();) {
+      std::uint64_t label = r.below(m);
+      for (std::uint64_t k = 1 + r.below(2 * kMeanRun - 1); k > 0 && i < out.size(); --k, ++i) {
+        out[i] = static_cast<std::uint32_t>(label);
+        label = label + 1 == m ? 0 : label + 1;
+      }
+    }
+  } else if (dist == "permutation") {
+    if (std::int64_t(m) != n) throw std::invalid_argument("labels: a permutation needs m = n");
+    out = permutation(n, seed);
   } else if (dist == "zipf") {
     ZipfSampler zipf(m, zipf_s);
     Rng pick(derive_seed(seed, "zipf-bijection"));

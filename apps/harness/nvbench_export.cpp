@@ -165,7 +165,7 @@ std::vector<Record> records_from_nvbench(const json& nv) {
     proto.study = slash == std::string::npos ? "nvbench" : name.substr(0, slash);
     proto.variant = slash == std::string::npos ? name : name.substr(slash + 1);
     const std::string kind = b.contains("labelprims") ? b["labelprims"].value("kind", "ours") : "ours";
-    proto.kind = kind == "cpu" ? VariantKind::Cpu : kind == "peer" ? VariantKind::Peer : VariantKind::Ours;
+    proto.kind = kind == "cpu" ? VariantKind::Cpu : kind == "peer" ? VariantKind::Peer : kind == "probe" ? VariantKind::Probe : VariantKind::Ours;
     for (const json& s : b.at("states")) {
       Record r = proto;
       if (s.contains("axis_values") && s["axis_values"].is_array())

@@ -126,8 +126,8 @@ Record record_from_json(const json& j, const std::string& where) {
   Record rec;
   rec.study = r.string_field("study");
   rec.variant = r.string_field("variant");
-  const std::string kind = r.choice_field("kind", {"ours", "peer", "cpu"});
-  rec.kind = kind == "ours" ? VariantKind::Ours : kind == "peer" ? VariantKind::Peer : VariantKind::Cpu;
+  const std::string kind = r.choice_field("kind", {"ours", "peer", "cpu", "probe"});
+  rec.kind = kind == "ours" ? VariantKind::Ours : kind == "peer" ? VariantKind::Peer : kind == "probe" ? VariantKind::Probe : VariantKind::Cpu;
   const json& params = r.require(j, "params", "params");
   if (!params.is_object()) r.problem("params", std::string("must be an object, got ") + params.type_name());
   rec.params = params_from_json(params);

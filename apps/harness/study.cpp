@@ -33,6 +33,7 @@ const char* to_string(VariantKind k) {
     case VariantKind::Ours: return "ours";
     case VariantKind::Peer: return "peer";
     case VariantKind::Cpu: return "cpu";
+    case VariantKind::Probe: return "probe";
   }
   return "?";
 }

@@ -36,7 +36,9 @@ struct AxisSpec {
   std::int64_t max = INT64_MAX;
 };
 
-enum class VariantKind { Ours, Peer, Cpu };
+// Probe: a measurement of the hardware limit of the study's operation (e.g. random accesses), run and
+// validated like a variant but not an algorithm: no "best variant" counts it.
+enum class VariantKind { Ours, Peer, Cpu, Probe };
 const char* to_string(VariantKind k);
 
 struct VariantSpec {

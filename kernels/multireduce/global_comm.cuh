@@ -1,12 +1,12 @@
 // Thesis Alg 4.9 (Fig 4.2, Tables 4.1/4.2): nSets atomic bucket sets in global memory, optional partial sort by the top sortBits label bits.
 #pragma once
-#include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <string>
 
+#include "../common/partial_sort.cuh"
 #include "common.cuh"
 
 namespace lp::multireduce {
@@ -28,15 +28,6 @@ inline int n_sets(const Tuning& t) { return t.n_sets > 0 ? t.n_sets : kDefaultSe
 inline int threads(const Tuning& t) { return t.threads > 0 ? t.threads : kDefaultThreads; }
 // The sorted label bits: the top sort_bits of label_bits(m) (Table 4.2), never more than there are.
 inline int sort_bits(std::uint32_t m, const Tuning& t) { return std::clamp(t.sort_bits, 0, label_bits(m)); }
-
-template <class T>
-std::size_t cub_temp_bytes(std::int64_t n, std::uint32_t m, int bits) {
-  std::size_t bytes = 0;
-  const int end = label_bits(m);
-  LP_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, (const std::uint32_t*)nullptr, (std::uint32_t*)nullptr, (const T*)nullptr,
-                                          (T*)nullptr, n, end - bits, end));
-  return bytes;
-}
 
 // Alg 4.9: block b owns the contiguous chunk [b * chunk, (b + 1) * chunk) (the partitioning of
 // Fig 4.2; on sorted input a block thus sees a narrow label range), its threads stride by
@@ -82,7 +73,7 @@ std::size_t global_comm_scratch_bytes(std::int64_t n, std::uint32_t m, const Tun
   namespace d = global_comm_detail;
   const int sets = d::n_sets(tuning), bits = d::sort_bits(m, tuning);
   std::size_t bytes = sets > 1 ? d::align256(std::size_t(sets) * m * sizeof(T)) : 0;  // one set works on out directly
-  if (bits > 0) bytes += d::align256(std::size_t(n) * 4) + d::align256(std::size_t(n) * sizeof(T)) + d::align256(d::cub_temp_bytes<T>(n, m, bits));
+  if (bits > 0) bytes += d::align256(std::size_t(n) * 4) + d::align256(std::size_t(n) * sizeof(T)) + d::align256(partial_sort_temp_bytes<T>(n, m, bits));
   return bytes;
 }
 
@@ -110,8 +101,7 @@ void global_comm(const std::uint32_t* labels, const typename Op::value_type* val
       auto* sorted_values = reinterpret_cast<T*>(p);
       p += d::align256(std::size_t(n) * sizeof(T));
       std::size_t temp_bytes = scratch_bytes - std::size_t(p - static_cast<char*>(scratch));
-      const int end_bit = label_bits(m);
-      LP_CUDA(cub::DeviceRadixSort::SortPairs(p, temp_bytes, labels, sorted_labels, values, sorted_values, n, end_bit - bits, end_bit, stream));
+      partial_sort_pairs(p, temp_bytes, labels, sorted_labels, values, sorted_values, n, m, bits, stream);
       in_labels = sorted_labels;
       in_values = sorted_values;
     }

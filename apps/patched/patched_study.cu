@@ -1,0 +1,220 @@
+// The patched-array study (issue 12, study 2): a column of n integers, FastLanes bit-packed with a
+// frame of reference per 1024-element chunk, whose exceptions are stored apart in Vortex's
+// PatchedArray layout (chunk, lane, position; ../shared/reference/vortex-patched-array.txt), decoded
+// and patched on the GPU by the two-pass baseline (thrust::scatter), the seed's lane-parallel apply,
+// G-ALP's fused patching and ours, and on the CPU. Every record is validated exactly against the
+// column the encoding was made from.
+#include <algorithm>
+#include <cmath>
+
+#include "apps/harness/datagen.hpp"
+#include "apps/harness/device_buffer.hpp"
+#include "patched_study.hpp"
+#include "variant.hpp"
+
+namespace lp::patched_study {
+
+using harness::DeviceBuffer;
+using harness::Params;
+using harness::VariantKind;
+namespace cp = lp::cpu::patched;
+namespace pk = lp::patched;
+
+namespace {
+
+const Defs& table() {
+  static const Defs t("patched", {add_fused_variants, add_two_pass_variants, add_cpu_variants});
+  return t;
+}
+
+int type_bytes(const std::string& type) { return type == "u8" ? 1 : type == "u16" ? 2 : type == "u32" ? 4 : 8; }
+
+// A uniform draw in [0, limit] (limit may be 2^64 - 1).
+std::uint64_t draw(harness::Rng& r, std::uint64_t limit) { return limit == ~std::uint64_t(0) ? r.next() : r.below(limit + 1); }
+
+// Which positions are exceptions: exactly round(rate * n) of them.
+//   uniform    distinct positions uniform over [0, n)
+//   clustered  packed into as few chunks as possible (whole chunks, chunks in random order, the
+//              last one partly): the skew case for anything that gives a chunk or a lane one thread
+std::vector<std::uint8_t> exception_flags(std::int64_t n, double rate, const std::string& kind, std::uint64_t seed) {
+  std::vector<std::uint8_t> flag(std::size_t(n), 0);
+  std::int64_t k = std::min<std::int64_t>(n, std::llround(rate * double(n)));
+  harness::Rng rng(seed);
+  if (kind == "clustered") {
+    const std::int64_t chunks = pk::chunks_of(n);
+    const std::vector<std::uint32_t> order = harness::permutation(chunks, harness::derive_seed(seed, "chunks"));
+    std::vector<int> pos(pk::kChunk);
+    for (std::size_t i = 0; i < order.size() && k > 0; ++i) {
+      const std::int64_t lo = std::int64_t(order[i]) * pk::kChunk;
+      const int size = int(std::min<std::int64_t>(pk::kChunk, n - lo));
+      const int take = int(std::min<std::int64_t>(k, size));
+      for (int q = 0; q < size; ++q) pos[std::size_t(q)] = q;
+      for (int q = 0; q < take; ++q) {  // partial Fisher-Yates: `take` distinct positions of the chunk
+        std::swap(pos[std::size_t(q)], pos[std::size_t(q + std::int64_t(rng.below(std::uint64_t(size - q))))]);
+        flag[std::size_t(lo + pos[std::size_t(q)])] = 1;
+      }
+      k -= take;
+    }
+    return flag;
+  }
+  // Rejection sampling of the smaller side, so that at most n/2 draws land (rates above one half
+  // draw the positions that are not exceptions).
+  const bool complement = 2 * k > n;
+  if (complement) std::fill(flag.begin(), flag.end(), 1);
+  for (std::int64_t todo = complement ? n - k : k; todo > 0;) {
+    const std::size_t p = std::size_t(rng.below(std::uint64_t(n)));
+    if (flag[p] != (complement ? 1 : 0)) continue;
+    flag[p] = complement ? 0 : 1;
+    --todo;
+  }
+  return flag;
+}
+
+template <class T>
+class PatchedPoint final : public harness::TablePoint<Def> {
+ public:
+  PatchedPoint(const Params& p, std::uint64_t seed, bool device) : TablePoint(table()) {
+    n_ = harness::as_int(p, "n");
+    w_ = int(harness::as_int(p, "bit_width"));
+    const double rate = harness::as_real(p, "patch_rate");
+    const std::string kind = harness::as_str(p, "patches");
+    const std::string tag = std::to_string(n_) + "/" + harness::as_str(p, "type") + "/" + std::to_string(w_) + "/" + harness::to_string(p.at("patch_rate")) + "/" + kind;
+    const std::vector<std::uint8_t> flag = exception_flags(n_, rate, kind, harness::derive_seed(seed, "exceptions/" + tag));
+
+    // Each chunk's values lie in [base, base + 2^w); bases never let that range wrap. Exceptions
+    // are base + d with d in [2^w, 2^W) (any d >= 1 at full width): never what the filler decodes to.
+    constexpr int W = pk::kBits<T>;
+    const std::uint64_t full = pk::low_mask<std::uint64_t>(W), span = pk::low_mask<std::uint64_t>(w_);
+    std::vector<T> bases(std::size_t(pk::chunks_of(n_)));
+    harness::Rng brng(harness::derive_seed(seed, "bases/" + tag));
+    for (T& b : bases) b = T(draw(brng, full - span));
+    column_.resize(std::size_t(n_));
+    harness::parallel_fill(column_, harness::derive_seed(seed, "values/" + tag), [&](harness::Rng& r, std::size_t i) {
+      const T base = bases[i / pk::kChunk];
+      if (!flag[i]) return T(base + T(draw(r, span)));
+      return T(base + T(w_ < W ? span + 1 + draw(r, full - span - 1) : 1 + draw(r, full - 1)));
+    });
+
+    packed_ = cp::pack(column_.data(), n_, w_, flag.data(), 0);
+    std::vector<cp::Exception<T>> ex;
+    ex.reserve(std::size_t(std::count(flag.begin(), flag.end(), std::uint8_t(1))));
+    for (std::int64_t i = 0; i < n_; ++i)
+      if (flag[std::size_t(i)]) ex.push_back({i, column_[std::size_t(i)]});
+    patches_ = cp::build_patches<T>(n_, ex);
+
+    ctx_.bytes = int(sizeof(T));
+    ctx_.n = n_;
+    ctx_.w = w_;
+    ctx_.count = patches_.count();
+    ctx_.tune.threads = int(harness::as_int(p, "threads"));
+    ctx_.tune.dense = int(harness::as_int(p, "dense"));
+    ctx_.host_packed = &packed_;
+    ctx_.host_patches = &patches_;
+    if (device) {
+      d_words_.upload(packed_.words);
+      d_bases_.upload(packed_.bases);
+      d_offsets_.upload(patches_.lane_offsets);
+      d_indices_.upload(patches_.indices);
+      d_values_.upload(patches_.values);
+      std::vector<std::uint32_t> positions(ex.size());
+      std::vector<T> plain(ex.size());
+      for (std::size_t k = 0; k < ex.size(); ++k) positions[k] = std::uint32_t(ex[k].pos), plain[k] = ex[k].value;
+      d_positions_.upload(positions);
+      d_plain_.upload(plain);
+      ctx_.words = d_words_.get();
+      ctx_.bases = d_bases_.get();
+      ctx_.lane_offsets = d_offsets_.get();
+      ctx_.indices = d_indices_.get();
+      ctx_.values = d_values_.get();
+      ctx_.positions = d_positions_.get();
+      ctx_.plain_values = d_plain_.get();
+    }
+  }
+
+  double inputs() const override { return double(n_); }
+
+ private:
+  // The compressed array read once (packed words, bases, lane_offsets, indices, values) and the
+  // decoded column written once; the same count for every variant (the peer reads its own plain
+  // positions instead of the lane layout, which is no fewer bytes).
+  double bytes(const Def&) const override { return packed_.bytes() + patches_.bytes() + double(n_) * double(sizeof(T)); }
+
+  void allocate(const Def& d) override {
+    if (d.kind == VariantKind::Cpu) {
+      host_out_.assign(std::size_t(n_), T(~T(0)));
+    } else {
+      out_.resize(std::size_t(n_));
+      out_.poison();
+    }
+    ctx_.out = out_.get();
+    ctx_.host_out = host_out_.data();
+  }
+
+  harness::Validation check(const Def& d) override {
+    const std::vector<T> got = d.kind == VariantKind::Cpu ? host_out_ : out_.download();
+    const std::string bad = harness::first_mismatch(column_, got, "value", [](T v) { return std::to_string(v); });
+    return bad.empty() ? harness::Validation::pass() : harness::Validation::fail(bad);
+  }
+
+  std::string checksum(const Def&) override { return harness::checksum_hex(column_); }
+
+  void deallocate(const Def&) override {
+    out_.reset();
+    host_out_.clear();
+  }
+
+  std::int64_t n_ = 0;
+  int w_ = 0;
+  std::vector<T> column_;  // the reference: what decode + patch must give back
+  cp::Packed<T> packed_;
+  cp::PatchLayout<T> patches_;
+  std::vector<T> host_out_;
+  DeviceBuffer<T> d_words_, d_bases_, d_values_, d_plain_, out_;
+  DeviceBuffer<std::uint32_t> d_offsets_, d_positions_;
+  DeviceBuffer<std::uint16_t> d_indices_;
+};
+
+}  // namespace
+
+std::unique_ptr<harness::Study> make_study() {
+  using harness::AxisKind;
+  using V = harness::Value;
+  harness::StudyDecl s{"patched",
+                       "Vortex PatchedArray / G-ALP (issue 12): FastLanes decode + exception patching, fused (G-ALP), the seed's lane-parallel "
+                       "apply, ours and auto vs decode + thrust::scatter and the CPU; u8..u64, patch rate, uniform or clustered patches",
+                       kDefaultConfig};
+  s.axes = {
+      {"n", AxisKind::Size, "values in the column", {V(std::int64_t(1) << 26)}, {}, 1, std::int64_t(1) << 31},
+      {"type", AxisKind::Choice, "value type (lanes per 1024-element chunk: u8 128, u16 64, u32 32, u64 16)", {V(std::string("u32"))},
+       {"u8", "u16", "u32", "u64"}},
+      {"bit_width", AxisKind::Int, "packed bits per value, 1..the type's width (frame of reference per chunk)", {V(std::int64_t(6))}, {}, 0, 64},
+      {"patch_rate", AxisKind::Real, "fraction of values that are exceptions (patched), 0..1", {V(0.01)}, {}},
+      {"patches", AxisKind::Choice, "uniform: positions uniform over the column; clustered: as few chunks as possible, whole chunks patched",
+       {V(std::string("uniform"))}, {"uniform", "clustered"}},
+      {"threads", AxisKind::Int, "GPU threads per block, a multiple of 32 (0: 256)", {V(std::int64_t(0))}, {}, 0, 1024},
+      {"dense", AxisKind::Int, "auto: warps whose chunks hold more patches than this apply them cooperatively (0: 128)", {V(std::int64_t(0))}, {}, 0, 2048},
+  };
+  s.variants = table().specs();
+  s.check_params = [](const Params& p) -> std::string {
+    const double rate = harness::as_real(p, "patch_rate");
+    if (!(rate >= 0 && rate <= 1)) return "patch_rate: must be in [0, 1], not " + harness::to_string(p.at("patch_rate"));
+    const std::string& type = harness::as_str(p, "type");
+    const std::int64_t w = harness::as_int(p, "bit_width"), bits = 8 * type_bytes(type);
+    if (w < 1 || w > bits)
+      return "bit_width: must be in 1.." + std::to_string(bits) + " for " + type + ", not " + std::to_string(w);
+    const std::int64_t threads = harness::as_int(p, "threads");
+    if (threads % 32 != 0) return "threads: must be a multiple of 32 (or 0), not " + std::to_string(threads);
+    return {};
+  };
+  s.make_point = [](const Params& p, std::uint64_t seed, bool device) -> std::unique_ptr<harness::Point> {
+    switch (type_bytes(harness::as_str(p, "type"))) {
+      case 1: return std::make_unique<PatchedPoint<std::uint8_t>>(p, seed, device);
+      case 2: return std::make_unique<PatchedPoint<std::uint16_t>>(p, seed, device);
+      case 4: return std::make_unique<PatchedPoint<std::uint32_t>>(p, seed, device);
+      default: return std::make_unique<PatchedPoint<std::uint64_t>>(p, seed, device);
+    }
+  };
+  return harness::declare_study(std::move(s));
+}
+
+}  // namespace lp::patched_study

@@ -1,0 +1,43 @@
+// Beyond the thesis: the scatter and gather swept with a common front and wide accesses, `auto`, and
+// the random-access probe that is this study's limit.
+#include "kernels/scatter/auto.cuh"
+#include "kernels/scatter/privatized.cuh"
+#include "kernels/scatter/probe.cuh"
+#include "kernels/scatter/wide.cuh"
+#include "variant.hpp"
+
+namespace lp::scatter_study {
+
+namespace sc = lp::scatter;
+using harness::VariantKind;
+
+template <class W>
+void add_modern_variants(Defs<W>& d) {
+  d.add({"wide", VariantKind::Ours,
+         "all blocks sweep one front (grid stride), 16-byte label and vector value loads, 8 random accesses in flight per thread; any one wins",
+         {false}, {}, {}, [](Ctx<W>& c) { sc::wide<W>(c.gather, c.labels, c.values, c.n, c.out, c.tune, c.stream); }});
+  d.add({"privatized", VariantKind::Ours,
+         "strict scatter (last one wins) reading labels only: each block keeps 1 + the last position per bucket in shared memory, bids "
+         "once per touched bucket in global memory, then each bucket takes its winner's value (m <= shared memory / 4)",
+         {true},
+         [](const auto& c) {
+           const std::string why = scatter_only(c);
+           return why.empty() ? sc::privatized_unsupported(c.m) : why;
+         },
+         [](const auto& c) { return sc::naive_strict_scratch_bytes(c.m); },
+         [](Ctx<W>& c) { sc::privatized_strict_scatter<W>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream); }});
+  d.add({"auto", VariantKind::Ours,
+         "per m the fastest on the H100 (metrics.plan): scatter: privatized (m <= 2^14), naive_strict (buckets <= L2/2), multipass "
+         "(<= 2 L2), cub_sort's full sort (beyond); gather: wide. Any one wins (the passes); the others are strict",
+         {false}, {}, [](const auto& c) { return sc::auto_scratch_bytes<W>(c.gather, c.n, c.m); },
+         [](Ctx<W>& c) { sc::auto_scatter_gather<W>(c.gather, c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream); }});
+  d.add({"probe", VariantKind::Probe,
+         "the limit: n random one-word writes (scatter) or reads (gather) over the m-word array at computed positions, no labels or values read",
+         {false}, {}, {},
+         [](Ctx<W>& c) { sc::random_access_probe<W>(c.gather, c.values, c.n, c.m, c.salt, c.out, c.tune, c.stream); }});
+}
+
+template void add_modern_variants<std::uint32_t>(Defs<std::uint32_t>&);
+template void add_modern_variants<std::uint64_t>(Defs<std::uint64_t>&);
+
+}  // namespace lp::scatter_study

@@ -1,0 +1,57 @@
+// What every patched-array kernel takes (device pointers of one PatchedArray: the FastLanes-packed
+// column and the seed's patch layout) and how a warp is cut over chunks. No configs, no files.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "fastlanes.hpp"
+
+namespace lp::patched {
+
+// One PatchedArray on the device (../shared/reference/vortex-patched-array.txt): the inner array
+// (bit-packed words and per-chunk bases, exceptions stored as filler 0) and its patches.
+template <class T>
+struct DevicePatched {
+  std::int64_t n = 0;
+  int w = 0;                                   // bit width, 1..W
+  const T* words = nullptr;                    // chunks * w * lanes
+  const T* bases = nullptr;                    // one per chunk
+  const std::uint32_t* lane_offsets = nullptr; // chunks * lanes + 1
+  const std::uint16_t* indices = nullptr;      // in-chunk positions, sorted by (chunk, lane, position)
+  const T* values = nullptr;
+  std::int64_t count = 0;                      // patches
+};
+
+struct Tuning {
+  int threads = 0;  // threads per block (0: kDefaultThreads)
+  int dense = 0;    // auto: a warp whose chunks hold more patches than this applies them cooperatively (0: kDefaultDense)
+};
+constexpr int kDefaultThreads = 256;
+constexpr int kDefaultDense = 128;
+
+// How a warp covers chunks. A thread owns V adjacent lanes, V values of 4 bytes together for the
+// narrow types, so that each row a thread produces is one 4-byte (u64: 8-byte) store and the warp's
+// row store is 128 contiguous bytes for every type: u8 4 lanes x 32 threads = 128 lanes = one
+// chunk; u16 2 x 32 = 64 lanes; u32 1 x 32; u64 1 x 16 lanes, two chunks per warp.
+template <class T>
+struct WarpShape {
+  static constexpr int W = kBits<T>;
+  static constexpr int L = kLanes<T>;
+  static constexpr int V = sizeof(T) >= 4 ? 1 : 4 / int(sizeof(T));  // lanes per thread
+  static constexpr int TPC = L / V;                                  // threads per chunk
+  static constexpr int CPW = 32 / TPC;                               // chunks per warp
+  using Vec = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;  // V values
+  static_assert(TPC * CPW == 32 && sizeof(Vec) == V * sizeof(T), "a warp covers whole chunks");
+
+  __device__ static T get(Vec x, int k) { return T(x >> (8 * int(sizeof(T)) * k)); }
+  __device__ static Vec put(const T (&v)[V]) {
+    Vec x = 0;
+#pragma unroll
+    for (int k = 0; k < V; ++k) x |= Vec(v[k]) << (8 * int(sizeof(T)) * k);
+    return x;
+  }
+};
+
+}  // namespace lp::patched

@@ -1,0 +1,74 @@
+// What the scatter/gather kernels share (thesis 1.2, 3.2.2, 4.5.1): the knobs, grid sizing, the
+// scratch carving, and the random index stream of the random-access probes. Kernels move values as
+// raw words (W = uint32_t or uint64_t): a scatter or gather never looks at what the bits mean.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "../common/cuda_check.cuh"
+#include "../common/hd.hpp"
+#include "../common/launch_cache.cuh"
+
+namespace lp::scatter {
+
+// Knobs a variant may take (0 = the variant's own default); where they come from is the study's
+// business.
+struct Tuning {
+  int threads = 0;        // threads per block
+  int blocks_per_sm = 0;  // resident blocks per SM the grid is sized for
+  int sort_bits = 0;      // 4.5.1: top label bits sorted by first (0: the variant's choice)
+  int passes = 0;         // He et al.'s multi-pass scheme: passes (0: their cost model's choice)
+};
+
+constexpr int kDefaultThreads = 256;
+constexpr int kDefaultBlocksPerSm = 8;  // 8 x 256 = 2048 threads, an H100 SM's maximum
+
+inline int threads_of(const Tuning& t) { return t.threads > 0 ? t.threads : kDefaultThreads; }
+inline int sm_count() { return lp::device_attribute(cudaDevAttrMultiProcessorCount); }
+inline std::size_t l2_bytes() { return std::size_t(lp::device_attribute(cudaDevAttrL2CacheSize)); }
+
+LP_HD std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// Resident blocks for a pass over `work` items: blocks_per_sm on every SM, never more than needed.
+inline int grid_for(std::int64_t work, const Tuning& t) {
+  const std::int64_t want = std::int64_t(sm_count()) * (t.blocks_per_sm > 0 ? t.blocks_per_sm : kDefaultBlocksPerSm);
+  return int(std::max<std::int64_t>(1, std::min(want, ceil_div(std::max<std::int64_t>(work, 1), threads_of(t)))));
+}
+
+inline std::size_t align256(std::size_t x) { return (x + 255) & ~std::size_t(255); }
+
+// Hands out 256-byte aligned pieces of one scratch allocation, in the order the sizing asked.
+class Carve {
+ public:
+  explicit Carve(void* base) : p_(static_cast<char*>(base)) {}
+  template <class T>
+  T* take(std::size_t count) {
+    T* at = reinterpret_cast<T*>(p_);
+    p_ += align256(count * sizeof(T));
+    return at;
+  }
+  char* rest() const { return p_; }
+
+ private:
+  char* p_;
+};
+
+// The random index stream of the probes: the i-th access goes to a uniform position in [0, m),
+// from a bijective 32-bit mixer (the murmur3 finalizer) and a multiply-shift, so host and device
+// compute the same stream and no index array is read.
+LP_HD std::uint32_t mix32(std::uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x85ebca6bu;
+  x ^= x >> 13;
+  x *= 0xc2b2ae35u;
+  x ^= x >> 16;
+  return x;
+}
+LP_HD std::uint32_t probe_index(std::uint32_t i, std::uint32_t salt, std::uint32_t m) {
+  return std::uint32_t((std::uint64_t(mix32(i ^ salt)) * m) >> 32);
+}
+
+}  // namespace lp::scatter

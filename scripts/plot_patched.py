@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Figures and the target table of the patched-array study (issue 12, study 2: Vortex PatchedArray,
+G-ALP).
+
+usage: plot_patched.py RESULTS.json OUT_DIR
+
+Reads one result file of `bench patched` (the default config's patched.json) and writes into
+OUT_DIR; a missing file or a figure without records is skipped with one line on stderr (exit 0).
+Only records that ran and validated are drawn (lpresults.timed). The unit is GB/s of the study's
+minimal traffic (log axis, so that the CPU baselines show beside the GPU): the compressed array read once (packed words, bases, lane_offsets, indices,
+values) plus the decoded column written once, the same byte count for every variant; the run's
+copy ceiling (meta ceilings.copy_GBps) is drawn as a line.
+
+  patched_rate.png       GB/s against the patch rate (0 and 0.01%..10%, symlog axis) per variant;
+                         one row of panels per type (at the bit width its sweep used), uniform and
+                         clustered patches side by side.
+  patched_bit_width.png  u32 at 1% uniform patches: GB/s against the bit width per variant.
+  patched_targets.md     the issue's targets per type, patch layout and rate: fused and auto as a
+                         fraction of the copy ceiling, their speed-up over decode + thrust::scatter,
+                         and clustered against uniform time.
+"""
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lpresults  # noqa: E402
+
+STYLE = {  # variant: (label, colour, marker, line style); solid = ours, dashed = peer, dash-dot = CPU
+    "fused": ("fused (G-ALP lane cursors)", "tab:red", "o", "-"),
+    "fused_warp_apply": ("fused, warp applies its chunk (ours)", "tab:orange", "D", "-"),
+    "auto": ("auto (ours)", "tab:purple", "P", ":"),
+    "decode_lane_apply": ("decode + lane-parallel apply (seed)", "tab:blue", "s", "-"),
+    "decode_chunk_apply": ("decode + one thread per chunk (naive)", "tab:cyan", "v", "-"),
+    "decode_thrust_scatter": ("decode + thrust::scatter", "#7f7f7f", "s", "--"),
+    "cpu_apply": ("CPU apply (1 thread)", "black", "*", "-."),
+    "cpu_apply_mt": ("CPU apply (all threads)", "#555555", "x", "-."),
+}
+style = lpresults.variant_style(STYLE)
+TYPES = ["u8", "u16", "u32", "u64"]
+KINDS = ["uniform", "clustered"]
+
+
+def ceiling_line(ax, doc):
+    c = (doc.get("ceilings") or {}).get("copy_GBps")
+    if c:
+        ax.axhline(c, color="green", lw=1, ls=(0, (4, 2)), label=f"copy ceiling ({c:.0f} GB/s)")
+
+
+def draw(ax, recs, x):
+    for i, v in enumerate(sorted({r["variant"] for r in recs}, key=lambda v: list(STYLE).index(v) if v in STYLE else 99)):
+        pts = sorted((x(r), r["GBps"]) for r in recs if r["variant"] == v and r.get("GBps"))
+        if pts:
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], ms=4, lw=1.2, **style(v, i, 0))
+
+
+def header(doc, recs):
+    ns = sorted({r["params"]["n"] for r in recs})
+    return f"{lpresults.gpu_label(doc)}, n = {', '.join(lpresults.pow2(n) for n in ns)}"
+
+
+def sweep_width(recs, t):
+    """The bit width of type t's rate sweep: the one with the most distinct patch rates."""
+    rates = {}
+    for r in lpresults.select(recs, type=t):
+        rates.setdefault(r["params"]["bit_width"], set()).add(r["params"]["patch_rate"])
+    return max(rates, key=lambda w: (len(rates[w]), -w)) if rates else None
+
+
+def rate_figure(doc, recs, out):
+    rows = [(t, sweep_width(recs, t)) for t in TYPES if sweep_width(recs, t) is not None]
+    rows = [(t, w) for t, w in rows if len({r["params"]["patch_rate"] for r in lpresults.select(recs, type=t, bit_width=w)}) > 1]
+    if not rows:
+        return lpresults.skip(out, "no patch-rate sweep")
+    fig, axes = plt.subplots(len(rows), 2, figsize=(12, 3.4 * len(rows)), squeeze=False)
+    for i, (t, w) in enumerate(rows):
+        for j, kind in enumerate(KINDS):
+            ax = axes[i][j]
+            rs = lpresults.select(recs, type=t, bit_width=w, patches=kind)
+            draw(ax, rs, lambda r: r["params"]["patch_rate"])
+            ceiling_line(ax, doc)
+            ax.set_xscale("symlog", linthresh=1e-4)
+            ax.set_yscale("log")  # the CPU baselines are two orders of magnitude below the GPU
+            ax.set_xlim(left=0)
+            ax.set(title=f"{t}, w = {w}, {kind} patches", xlabel="patch rate", ylabel="GB/s (compressed in + decoded out)")
+            ax.grid(alpha=0.3)
+    axes[0][0].legend(fontsize=7)
+    fig.suptitle(f"PatchedArray decode + patch against the patch rate\n{header(doc, recs)}")
+    fig.tight_layout()
+    lpresults.write_figure(fig, out, dpi=110)
+
+
+def width_figure(doc, recs, out):
+    rs = lpresults.select(recs, type="u32", patch_rate=0.01, patches="uniform")
+    if len({r["params"]["bit_width"] for r in rs}) < 2:
+        return lpresults.skip(out, "no u32 bit-width sweep")
+    fig, ax = plt.subplots(figsize=(8, 4.6))
+    draw(ax, rs, lambda r: r["params"]["bit_width"])
+    ceiling_line(ax, doc)
+    ax.set(title=f"u32, 1% uniform patches: GB/s against the bit width\n{header(doc, rs)}", xlabel="bit width w",
+           ylabel="GB/s (compressed in + decoded out)")
+    ax.set_yscale("log")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    lpresults.write_figure(fig, out, dpi=110)
+
+
+def targets(doc, recs, out):
+    ceil = (doc.get("ceilings") or {}).get("copy_GBps")
+    by = {(r["variant"], r["params"]["type"], r["params"]["bit_width"], r["params"]["patch_rate"], r["params"]["patches"]): r for r in recs}
+    rows = []
+    for t in TYPES:
+        w = sweep_width(recs, t)
+        for kind in KINDS:
+            for rate in sorted({r["params"]["patch_rate"] for r in lpresults.select(recs, type=t, bit_width=w, patches=kind)}):
+                def get(v, k=kind):
+                    return by.get((v, t, w, rate, k))
+                fused, auto, peer, uni = get("fused"), get("auto"), get("decode_thrust_scatter"), get("auto", "uniform")
+                if not fused or not auto:
+                    continue
+                med = lambda r: r["time_ms"]["median"]  # noqa: E731
+                frac = lambda r: f"{r['GBps'] / ceil:.2f}" if ceil else "-"  # noqa: E731
+                rows.append([t, str(w), kind, f"{rate:g}", frac(fused), frac(auto),
+                             f"{med(peer) / med(fused):.2f}x" if peer else "-", f"{med(peer) / med(auto):.2f}x" if peer else "-",
+                             f"{med(auto) / med(uni):.2f}" if kind == "clustered" and uni else "-"])
+    if not rows:
+        return lpresults.skip(out, "no fused/auto records")
+    where = f"copy ceiling {ceil:.0f} GB/s (bytes read + written)" if ceil else "no copy ceiling (no GPU)"
+    text = ("# Patched study: the issue's targets\n\n"
+            f"{header(doc, recs)}; {where}. Targets: fused >= 0.85 of the ceiling at rates <= 1%; >= 2x decode + "
+            "thrust::scatter at rates <= 5%; clustered no slower than 2x uniform.\n\n"
+            + lpresults.md_table(["type", "w", "patches", "rate", "fused / ceiling", "auto / ceiling", "fused vs thrust", "auto vs thrust",
+                                  "auto clustered / uniform time"], rows))
+    lpresults.write_text(out, text)
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    src, out = sys.argv[1], sys.argv[2]
+    if not os.path.exists(src):
+        lpresults.skip(out, f"{src} not found")
+        return
+    doc = lpresults.load(src)
+    if doc["meta"].get("study") != "patched":
+        sys.exit(f"{src}: not a patched study result")
+    recs = lpresults.timed(doc)
+    os.makedirs(out, exist_ok=True)
+    rate_figure(doc, recs, os.path.join(out, "patched_rate.png"))
+    width_figure(doc, recs, os.path.join(out, "patched_bit_width.png"))
+    targets(doc, recs, os.path.join(out, "patched_targets.md"))
+
+
+if __name__ == "__main__":
+    main()

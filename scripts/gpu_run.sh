@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (through the device tool) over binaries built here for sm_90 and carried
-# in build/bin: the GPU tests, the same under compute-sanitizer memcheck and racecheck, the demo,
+# in build/bin or packed: the GPU tests (TESTS=<study> for one study's), the same under compute-sanitizer memcheck and racecheck, the demo,
 # and the benchmark configs given as arguments (study:config pairs). Each config's results go to
 # <study>-<config name>/; everything is packed into $OUT/results.tgz (the device tool brings back
 # few files) beside the log.
@@ -9,7 +9,13 @@ OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 log="$OUT/gpu_run.log"
 exec > >(tee -a "$log") 2>&1
-BIN=build/bin
+# Binaries: .device/carry/bin.tar.xz (scripts/pack_bin.sh [names]: stripped, packed to fit the
+# device tool's 64 MiB carry) when present, else build/bin.
+if [ -f .device/carry/bin.tar.xz ]; then
+  mkdir -p /tmp/lp && tar xJf .device/carry/bin.tar.xz -C /tmp/lp && BIN=/tmp/lp/bin
+else
+  BIN=build/bin
+fi
 RES=${RES:-/tmp/results}
 mkdir -p "$RES"
 echo "== device"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv
@@ -27,7 +33,7 @@ if [ "${SKIP_TESTS:-0}" != 1 ]; then
 fi
 for spec in "$@"; do
   study=${spec%%:*}; cfg=${spec#*:}
-  step $BIN/bench "$study" --config "$cfg" --out "$RES/$study-$(basename "$cfg" .json)" --force
+  step timeout "${BENCH_TIMEOUT:-3600}" $BIN/bench "$study" --config "$cfg" --out "$RES/$study-$(basename "$cfg" .json)" --force
   [ "$study" = sortedsearch ] && step $BIN/bench sortedsearch --demo
 done
 tar czf "$OUT/results.tgz" -C "$RES" .

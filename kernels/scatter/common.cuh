@@ -11,6 +11,7 @@
 #include "../common/cuda_check.cuh"
 #include "../common/hd.hpp"
 #include "../common/launch_cache.cuh"
+#include "probe_index.hpp"
 
 namespace lp::scatter {
 
@@ -55,20 +56,5 @@ class Carve {
  private:
   char* p_;
 };
-
-// The random index stream of the probes: the i-th access goes to a uniform position in [0, m),
-// from a bijective 32-bit mixer (the murmur3 finalizer) and a multiply-shift, so host and device
-// compute the same stream and no index array is read.
-LP_HD std::uint32_t mix32(std::uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x85ebca6bu;
-  x ^= x >> 13;
-  x *= 0xc2b2ae35u;
-  x ^= x >> 16;
-  return x;
-}
-LP_HD std::uint32_t probe_index(std::uint32_t i, std::uint32_t salt, std::uint32_t m) {
-  return std::uint32_t((std::uint64_t(mix32(i ^ salt)) * m) >> 32);
-}
 
 }  // namespace lp::scatter

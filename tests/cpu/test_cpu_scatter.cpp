@@ -11,17 +11,9 @@
 #include "check.hpp"
 #include "cpu_reference/cpu_memory/scatter_gather.hpp"
 #include "kernels/scatter/multipass_model.hpp"
+#include "kernels/scatter/probe_index.hpp"
 
 namespace {
-
-std::uint32_t mix32(std::uint32_t x) {  // kernels/scatter/common.cuh's stream, restated independently
-  x ^= x >> 16;
-  x *= 0x85ebca6bu;
-  x ^= x >> 13;
-  x *= 0xc2b2ae35u;
-  x ^= x >> 16;
-  return x;
-}
 
 void references(std::uint64_t seed) {
   harness::Rng r(seed);
@@ -123,12 +115,13 @@ void distributions() {
 }
 
 void probe_stream() {
-  // The multiply-shift of a bijection: every index < m, and all of a small m hit.
+  // The kernels' index stream: every index < m, and all of a small m hit; a bijection before the
+  // multiply-shift (distinct inputs, distinct mixes).
   for (std::uint32_t m : {1u, 3u, 1024u, 1u << 26}) {
     std::set<std::uint32_t> hit;
     bool ok = true;
     for (std::uint32_t i = 0; i < 100000; ++i) {
-      const std::uint32_t at = std::uint32_t((std::uint64_t(mix32(i ^ 0x1234u)) * m) >> 32);
+      const std::uint32_t at = lp::scatter::probe_index(i, 0x1234u, m);
       ok = ok && at < m;
       if (m <= 1024) hit.insert(at);
     }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (through the device tool) over binaries built here for sm_90: the
 # reliability suite of issue 20, in phases named as arguments (each logs to $OUT/<phase>.log):
-#   tests     the GPU tests, the four fuzz tests, the out-of-memory and restart tests
+#   tests     the GPU tests, the fuzz tests, the out-of-memory and restart tests
 #   issue     the issue's reproduction config (configs/reliability/multireduce_issue20.json)
 #   order     the order tests of the four GPU studies
 #   sanitize  memcheck and racecheck (SANITIZE_TOOLS=memcheck for one): the fuzz tests (quick), the
@@ -26,12 +26,12 @@ T=${TEST_TIMEOUT:-600}
 status=0
 step() { echo "== $*"; local t0=$SECONDS; "$@"; local rc=$?; echo "-- exit $rc ($((SECONDS - t0)) s)"; [ $rc -eq 0 ] || [ $rc -eq 77 ] || status=1; }
 REL="python3 tests/reliability.py"
-GPU_STUDIES="multireduce multiscan histogram sortedsearch"
+GPU_STUDIES="multireduce multiscan histogram sortedsearch scatter patched"
 
 phase_tests() {
   export LP_IMAGE_DIR=/tmp/images
   python3 scripts/make_images.py "$LP_IMAGE_DIR" >/dev/null 2>&1 || echo "(no images: the histogram test skips them)"
-  for t in multireduce multiscan histogram sortedsearch; do step timeout "$T" "$BIN/test_gpu_$t"; done
+  for t in $GPU_STUDIES; do step timeout "$T" "$BIN/test_gpu_$t"; done
   for s in $GPU_STUDIES; do step timeout "$T" "$BIN/test_gpu_fuzz" "$s"; done
   step timeout "$T" $REL oom --bin "$BIN" --config configs/reliability/oom_multireduce.json --too-big 2^28
   step timeout "$T" $REL restart --bin "$BIN" --config configs/reliability/restart_multireduce.json \

@@ -1,4 +1,4 @@
-// GPU fuzz tests of the four GPU studies (issue 20): `test_gpu_fuzz <study>` draws random points
+// GPU fuzz tests of the GPU studies (issue 20; scatter and patched, issue 12): `test_gpu_fuzz <study>` draws random points
 // (sizes 0 and 1 where the study allows them, odd sizes, sizes at and around the tiles, blocks,
 // chunks, waves and shared-memory capacities the variants use; random m, distributions, operators,
 // types and knobs) and runs every GPU variant on each, validated against the CPU reference.
@@ -13,6 +13,8 @@
 #include "apps/histogram/histogram_study.hpp"
 #include "apps/multireduce/multireduce_study.hpp"
 #include "apps/multiscan/multiscan_study.hpp"
+#include "apps/patched/patched_study.hpp"
+#include "apps/scatter/scatter_study.hpp"
 #include "apps/sortedsearch/sortedsearch_study.hpp"
 #include "fuzz.hpp"
 #include "gpu_test.hpp"
@@ -21,6 +23,8 @@ namespace lp::multireduce_study { const char* const kDefaultConfig = "{}"; }
 namespace lp::multiscan_study { const char* const kDefaultConfig = "{}"; }
 namespace lp::histogram_study { const char* const kDefaultConfig = "{}"; }
 namespace lp::sortedsearch_study { const char* const kDefaultConfig = "{}"; }
+namespace lp::scatter_study { const char* const kDefaultConfig = "{}"; }
+namespace lp::patched_study { const char* const kDefaultConfig = "{}"; }
 
 using harness::Params;
 using harness::Value;
@@ -104,6 +108,31 @@ void draw_sortedsearch(FuzzRng& r, Params& p, bool quick) {
   p["keys"] = r.pick(std::vector<std::string>{"distinct", "dups"});
 }
 
+// Scatter/gather (issue 12): the label sizes and buckets above (the wide kernels' 4-input groups,
+// privatized's shared-memory limit at 56832 4-byte bids), both operations, every value type, the
+// clustered runs and, with m = n, the permutation.
+void draw_scatter(FuzzRng& r, Params& p, bool quick) {
+  draw_labels(r, p, quick);
+  if (r.chance(0.3)) p["distribution"] = r.pick(std::vector<std::string>{"runs", "permutation"});
+  if (std::get<std::string>(p["distribution"]) == "permutation") p["m"] = p["n"];
+  p["op"] = r.pick(std::vector<std::string>{"scatter", "gather"});
+  p["type"] = r.pick(std::vector<std::string>{"int32", "int64", "float32"});
+  draw_knob(r, p, {{"threads", {I(64), I(512), I(1024)}}, {"blocks_per_sm", {I(1), I(3)}}, {"sort_bits", {I(1), I(5), I(12)}},
+                   {"passes", {I(1), I(2), I(9)}}});
+}
+
+// Patched arrays (issue 12): sizes around the 1024-element chunks and the warps' chunk groups,
+// every type at any bit width, patch rates from none to every value, uniform and clustered.
+void draw_patched(FuzzRng& r, Params& p, bool quick) {
+  p["n"] = r.size(1, quick ? 1 << 15 : 1 << 22, {1, 1023, 1024, 1025, 2048, 4096, 32768, 1 << 16, kSms * 8192, 1 << 20, 1 << 22});
+  const auto [type, bits] = r.pick(std::vector<std::pair<std::string, I>>{{"u8", 8}, {"u16", 16}, {"u32", 32}, {"u32", 32}, {"u64", 64}});
+  p["type"] = type;
+  p["bit_width"] = r.chance(0.2) ? bits : r.size(1, bits, {1, bits - 1});
+  p["patch_rate"] = r.pick(std::vector<double>{0, 0.0001, 0.001, 0.01, 0.05, 0.1, 0.5, 1.0});
+  p["patches"] = r.pick(std::vector<std::string>{"uniform", "clustered"});
+  draw_knob(r, p, {{"threads", {I(32), I(96), I(1024)}}, {"dense", {I(1), I(32), I(2048)}}});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -114,6 +143,8 @@ int main(int argc, char** argv) {
   if (study_name == "multiscan") return run_fuzz(test, *lp::multiscan_study::make_study(), draw_multiscan, 300, 6);
   if (study_name == "histogram") return run_fuzz(test, *lp::histogram_study::make_study(), draw_histogram, 600, 10);
   if (study_name == "sortedsearch") return run_fuzz(test, *lp::sortedsearch_study::make_study(), draw_sortedsearch, 600, 12);
-  std::fprintf(stderr, "usage: test_gpu_fuzz multireduce|multiscan|histogram|sortedsearch\n");
+  if (study_name == "scatter") return run_fuzz(test, *lp::scatter_study::make_study(), draw_scatter, 400, 8);
+  if (study_name == "patched") return run_fuzz(test, *lp::patched_study::make_study(), draw_patched, 400, 8);
+  std::fprintf(stderr, "usage: test_gpu_fuzz multireduce|multiscan|histogram|sortedsearch|scatter|patched\n");
   return 2;
 }

@@ -12,6 +12,13 @@
 #include "apps/harness/study.hpp"
 #include "check.hpp"
 
+// Every axis of `study` at its first default value: the point the GPU tests then change.
+inline harness::Params default_params(const harness::Study& study) {
+  harness::Params p;
+  for (const auto& a : study.axes()) p[a.name] = a.defaults.front();
+  return p;
+}
+
 enum class VariantOutcome { Passed, NotRun, Failed, ContextLost };
 
 // NotRun: the variant refuses the point (Unsupported) or it does not fit (OutOfMemory).

@@ -85,8 +85,7 @@ inline int run_fuzz(const std::string& test, harness::Study& study, const FuzzDr
     FuzzRng rng(case_seed);
     harness::Params p;
     for (int tries = 0; tries < 100; ++tries) {
-      p.clear();
-      for (const auto& a : study.axes()) p[a.name] = a.defaults.front();
+      p = default_params(study);
       draw(rng, p, quick);
       if (study.check_params(p).empty()) break;
     }

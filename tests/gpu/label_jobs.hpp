@@ -43,8 +43,7 @@ inline std::vector<LabelCase> label_cases(bool quick) {
 inline const std::vector<LabelCase> kKnobCases = {{12345, 256, "uniform"}, {4099, 100, "degenerate"}, {300007, 4099, "uniform"}, {70001, 257, "zipf"}};
 
 inline harness::Params label_params(const harness::Study& study, const LabelJob& job) {
-  harness::Params p;
-  for (const auto& a : study.axes()) p[a.name] = a.defaults.front();
+  harness::Params p = default_params(study);
   p["n"] = job.c.n;
   p["m"] = job.c.m;
   p["distribution"] = job.c.dist;

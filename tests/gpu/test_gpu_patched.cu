@@ -42,8 +42,7 @@ struct Case {
 int bits_of(const std::string& type) { return type == "u8" ? 8 : type == "u16" ? 16 : type == "u32" ? 32 : 64; }
 
 Params params_for(const harness::Study& study, const Case& c) {
-  Params p;
-  for (const auto& a : study.axes()) p[a.name] = a.defaults.front();
+  Params p = default_params(study);
   p["n"] = c.n;
   p["type"] = c.type;
   p["bit_width"] = c.w;

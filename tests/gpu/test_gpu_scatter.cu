@@ -35,8 +35,7 @@ struct Case {
 };
 
 Params params_for(const harness::Study& study, const Case& c) {
-  Params p;
-  for (const auto& a : study.axes()) p[a.name] = a.defaults.front();
+  Params p = default_params(study);
   p["n"] = c.n;
   p["m"] = c.m;
   p["distribution"] = c.dist;

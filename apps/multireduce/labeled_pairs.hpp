@@ -109,7 +109,8 @@ struct LabeledPairs {
 };
 
 // A variant's outputs over the pairs: device results (poisoned, so a result never written shows)
-// and its scratch for a GPU variant, host results for a CPU one; bound into the context.
+// and its scratch for a GPU variant, host results (`host_init`: the poison's counterpart where a
+// study validates unwritten results) for a CPU one; bound into the context.
 template <class T>
 struct PairsOutputs {
   harness::DeviceBuffer<T> out;
@@ -117,9 +118,9 @@ struct PairsOutputs {
   std::vector<T> host_out;
 
   template <class V>
-  void allocate(typename V::Context& c, const V& v, std::size_t results) {
+  void allocate(typename V::Context& c, const V& v, std::size_t results, T host_init = T{}) {
     if (v.kind == harness::VariantKind::Cpu) {
-      host_out.assign(results, T{});
+      host_out.assign(results, host_init);
     } else {
       out.resize(results);
       out.poison();

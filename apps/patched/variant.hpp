@@ -64,6 +64,15 @@ lp::patched::DevicePatched<T> device(const Ctx& c) {
   return a;
 }
 
+// f(array, out) with the context's device array and output at its value type: a GPU launcher.
+template <class F>
+void on_device(Ctx& c, F&& f) {
+  with_type(c.bytes, [&](auto t) {
+    using T = decltype(t);
+    f(device<T>(c), static_cast<T*>(c.out));
+  });
+}
+
 template <class T>
 const cpu::patched::Packed<T>& host_packed(const Ctx& c) { return *static_cast<const cpu::patched::Packed<T>*>(c.host_packed); }
 template <class T>

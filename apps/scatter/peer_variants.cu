@@ -24,9 +24,9 @@ void add_peer_variants(Defs<W>& d) {
   d.add({"cub_sort", VariantKind::Peer,
          "cub::DeviceRadixSort::SortPairs by every label bit, then each label's last input (scatter: last one wins) / a gather put back "
          "in input order",
-         {true}, {}, [](const auto& c) { return sc::sorted_scratch_bytes<W>(c.gather, c.n, c.m, lp::label_bit_count(c.m)); },
+         {true}, {}, [](const auto& c) { return sc::sorted_scratch_bytes<W>(c.gather, c.n, c.m, lp::label_bits(c.m)); },
          [](Ctx<W>& c) {
-           sc::sorted<W>(c.gather, true, lp::label_bit_count(c.m), c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune,
+           sc::sorted<W>(c.gather, true, lp::label_bits(c.m), c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune,
                          c.stream);
          }});
 }

@@ -89,8 +89,7 @@ class ScatterPoint final : public harness::TablePoint<Def<W>> {
   }
 
   void allocate(const Def<W>& d) override {
-    out_.allocate(ctx_, d, gather_ ? std::size_t(n_) : std::size_t(m_));
-    std::fill(out_.host_out.begin(), out_.host_out.end(), kUnwritten<W>);  // as the device output's poison
+    out_.allocate(ctx_, d, gather_ ? std::size_t(n_) : std::size_t(m_), kUnwritten<W>);  // the CPU's as the device's poison
   }
 
   harness::Validation check(const Def<W>& d) override {

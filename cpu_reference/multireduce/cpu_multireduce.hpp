@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "../../kernels/common/label_bits.hpp"
 #include "../../kernels/multireduce/operators.hpp"
 
 namespace lp::cpu {
@@ -17,12 +18,7 @@ void multireduce_sequential(const std::uint32_t* labels, const typename Op::valu
   for (std::int64_t i = 0; i < n; ++i) buckets[labels[i]] = Op::apply(buckets[labels[i]], values[i]);
 }
 
-// Bits needed to address m buckets: ceil(log2 m).
-inline int label_bits(std::uint32_t m) {
-  int b = 0;
-  while (b < 32 && (std::uint64_t(1) << b) < m) ++b;
-  return b;
-}
+using lp::label_bits;  // ceil(log2 m), shared with the kernels (kernels/common/label_bits.hpp)
 
 // Clamps sort_bits to the label width; 0 means "no sort".
 inline int effective_sort_bits(std::uint32_t m, int sort_bits) {

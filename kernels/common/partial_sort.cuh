@@ -11,20 +11,14 @@
 #include <cstdint>
 
 #include "cuda_check.cuh"
+#include "label_bits.hpp"
 
 namespace lp {
-
-// Bits that address m labels: ceil(log2 m).
-inline int label_bit_count(std::uint32_t m) {
-  int b = 0;
-  while (b < 32 && (std::uint64_t(1) << b) < m) ++b;
-  return b;
-}
 
 // The sorted bits [end - bits, end) of the label: never more than there are; bits <= 0 sorts by
 // none (callers skip the sort then).
 inline int partial_sort_begin_bit(std::uint32_t m, int bits) {
-  const int end = label_bit_count(m);
+  const int end = label_bits(m);
   return end - std::clamp(bits, 0, end);
 }
 
@@ -34,7 +28,7 @@ std::size_t partial_sort_temp_bytes(std::int64_t n, std::uint32_t m, int bits) {
   std::size_t bytes = 0;
   LP_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, static_cast<const std::uint32_t*>(nullptr), static_cast<std::uint32_t*>(nullptr),
                                           static_cast<const V*>(nullptr), static_cast<V*>(nullptr), n, partial_sort_begin_bit(m, bits),
-                                          label_bit_count(m)));
+                                          label_bits(m)));
   return bytes;
 }
 
@@ -43,7 +37,7 @@ template <class V>
 void partial_sort_pairs(void* temp, std::size_t temp_bytes, const std::uint32_t* keys_in, std::uint32_t* keys_out, const V* vals_in,
                         V* vals_out, std::int64_t n, std::uint32_t m, int bits, cudaStream_t stream) {
   LP_CUDA(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys_in, keys_out, vals_in, vals_out, n, partial_sort_begin_bit(m, bits),
-                                          label_bit_count(m), stream));
+                                          label_bits(m), stream));
 }
 
 }  // namespace lp

@@ -8,6 +8,8 @@
 #include <cstdint>
 
 #include "../common/cuda_check.cuh"
+#include "../common/device_facts.cuh"
+#include "../common/label_bits.hpp"
 #include "../common/launch_cache.cuh"
 #include "operators.hpp"
 
@@ -25,19 +27,13 @@ struct Tuning {
   enum class Transpose { Padded, Segment, Baxter } transpose = Transpose::Padded;  // Alg 4.7 / 4.6 / 4.5
 };
 
-// Device facts launchers size grids with inside timed regions (where a driver call would count as
-// GPU time): remembered per device by the launch cache.
-inline int sm_count() { return lp::device_attribute(cudaDevAttrMultiProcessorCount); }
-inline std::size_t max_shared_per_block() { return std::size_t(lp::device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin)); }
-inline std::size_t l2_bytes() { return std::size_t(lp::device_attribute(cudaDevAttrL2CacheSize)); }
-
-inline int label_bits(std::uint32_t m) {
-  int b = 0;
-  while (b < 32 && (std::uint64_t(1) << b) < m) ++b;
-  return b;
-}
-
-LP_HD std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+// The shared device facts and label arithmetic (kernels/common), under the names the family and
+// its users (histogram, multiscan, the apps) have always called them by.
+using lp::ceil_div;
+using lp::l2_bytes;
+using lp::label_bits;
+using lp::max_shared_per_block;
+using lp::sm_count;
 
 // Blocks for a grid-stride kernel: `per_sm` resident blocks on every SM, never more than the work.
 inline int grid_for(std::int64_t work_items, int threads, int per_sm) {

@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "../common/cuda_check.cuh"
+#include "../common/device_facts.cuh"
 #include "../common/launch_cache.cuh"
 #include "common.cuh"
 #include "galp_lane_cursor.cuh"
@@ -114,7 +115,7 @@ void launch_decode(const DevicePatched<T>& a, T* out, const Tuning& tune, cudaSt
   // As many warps per block as asked, but never more than the staging area lets fit one block
   // (u64 at w = 64 stages 16 KiB per warp).
   const std::size_t per_warp = stage_bytes_per_warp<T>(a.w);
-  const std::size_t max_smem = std::size_t(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+  const std::size_t max_smem = max_shared_per_block();
   int warps = (tune.threads > 0 ? tune.threads : kDefaultThreads) / 32;
   warps = std::max(1, std::min<int>(warps, int(max_smem / per_warp)));
   const std::size_t smem = per_warp * std::size_t(warps);

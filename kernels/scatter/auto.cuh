@@ -40,7 +40,7 @@ std::size_t auto_scratch_bytes(bool gather, std::int64_t n, std::uint32_t m) {
   switch (auto_plan(gather, m, sizeof(W))) {
     case AutoPlan::Privatized:
     case AutoPlan::Bids: return naive_strict_scratch_bytes(m);
-    case AutoPlan::FullSort: return sorted_scratch_bytes<W>(false, n, m, label_bit_count(m));
+    case AutoPlan::FullSort: return sorted_scratch_bytes<W>(false, n, m, label_bits(m));
     default: return 0;
   }
 }
@@ -53,7 +53,7 @@ void auto_scatter_gather(bool gather, const std::uint32_t* labels, const W* valu
     case AutoPlan::Privatized: return privatized_strict_scatter<W>(labels, values, n, m, out, scratch, t, s);
     case AutoPlan::Bids: return naive_strict_scatter<W>(labels, values, n, m, out, scratch, t, s);
     case AutoPlan::Passes: return multipass<W>(false, labels, values, n, m, out, Tuning{}, s);
-    case AutoPlan::FullSort: return sorted<W>(false, true, label_bit_count(m), labels, values, n, m, out, scratch, scratch_bytes, t, s);
+    case AutoPlan::FullSort: return sorted<W>(false, true, label_bits(m), labels, values, n, m, out, scratch, scratch_bytes, t, s);
   }
 }
 

@@ -10,6 +10,8 @@
 
 #include "../common/cuda_check.cuh"
 #include "../common/hd.hpp"
+#include "../common/device_facts.cuh"
+#include "../common/label_bits.hpp"
 #include "../common/launch_cache.cuh"
 #include "probe_index.hpp"
 
@@ -28,10 +30,6 @@ constexpr int kDefaultThreads = 256;
 constexpr int kDefaultBlocksPerSm = 8;  // 8 x 256 = 2048 threads, an H100 SM's maximum
 
 inline int threads_of(const Tuning& t) { return t.threads > 0 ? t.threads : kDefaultThreads; }
-inline int sm_count() { return lp::device_attribute(cudaDevAttrMultiProcessorCount); }
-inline std::size_t l2_bytes() { return std::size_t(lp::device_attribute(cudaDevAttrL2CacheSize)); }
-
-LP_HD std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // Resident blocks for a pass over `work` items: blocks_per_sm on every SM, never more than needed.
 inline int grid_for(std::int64_t work, const Tuning& t) {

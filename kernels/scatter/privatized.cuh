@@ -39,7 +39,7 @@ __global__ void bid_kernel(const std::uint32_t* __restrict__ labels, std::int64_
 inline std::size_t privatized_smem_bytes(std::uint32_t m) { return std::size_t(m) * 4; }
 
 inline std::string privatized_unsupported(std::uint32_t m) {
-  if (privatized_smem_bytes(m) > std::size_t(lp::device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin)))
+  if (privatized_smem_bytes(m) > max_shared_per_block())
     return "m = " + std::to_string(m) + ": 4m bytes of per-block bids exceed the shared memory of a block";
   return "";
 }

@@ -32,15 +32,15 @@ __global__ void iota_kernel(std::uint32_t* __restrict__ out, std::int64_t n) {
     out[i] = std::uint32_t(i);
 }
 
-inline int full_bits(std::uint32_t m) { return label_bit_count(m); }
+inline int full_bits(std::uint32_t m) { return label_bits(m); }
 }  // namespace sorted_detail
 
 // The sorted bits of 4.5.1 at m buckets: the knob, else as many as leave 2^18 buckets per sorted
 // segment (1 MiB of 4-byte buckets; with the common front the segments in use stay in the L2), at
 // most 8 (one pass of CUB's radix sort). 0 below 2^18 buckets: there the buckets fit the L2 anyway.
 inline int sorted_bits(std::uint32_t m, const Tuning& t) {
-  if (t.sort_bits > 0) return std::min(t.sort_bits, label_bit_count(m));
-  return std::clamp(label_bit_count(m) - 18, 0, 8);
+  if (t.sort_bits > 0) return std::min(t.sort_bits, label_bits(m));
+  return std::clamp(label_bits(m) - 18, 0, 8);
 }
 
 // Scratch of a sorted scatter/gather by `bits` label bits (bits 0: none, the plain sweep).

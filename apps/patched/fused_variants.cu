@@ -1,5 +1,6 @@
 // Decode and patch in one kernel (kernels/patched/fused.cuh): G-ALP's per-lane cursors, the warp's
-// cooperative apply of its chunk, and `auto` choosing between them per warp.
+// cooperative apply of its chunk, and `auto` choosing a plan per column (auto.cuh).
+#include "kernels/patched/auto.cuh"
 #include "kernels/patched/fused.cuh"
 #include "variant.hpp"
 
@@ -20,9 +21,10 @@ void add_fused_variants(Defs& d) {
          [](Ctx& c) { on_device(c, [&](const auto& a, auto* out) { pk::fused_warp_apply(a, out, c.tune, c.stream); }); }});
 
   d.add({"auto", VariantKind::Ours,
-         "ours: fused (lane cursors) for warps whose chunks hold at most `dense` patches (default 128), the warp's cooperative apply "
-         "for denser ones (clustered patches)", {}, {}, {},
-         [](Ctx& c) { on_device(c, [&](const auto& a, auto* out) { pk::fused_auto(a, out, c.tune, c.stream); }); }});
+         "ours: per column (metrics.plan): the plain decode without patches; clustered patches (more than `dense` per patched chunk, "
+         "default 256) decoded, then applied by a warp per chunk in a second kernel; scattered ones fused (fused_warp_apply for "
+         "u8/u16, fused for u32/u64)", {}, {}, {},
+         [](Ctx& c) { on_device(c, [&](const auto& a, auto* out) { pk::patched_auto(a, c.patched_chunks, out, c.tune, c.stream); }); }});
 }
 
 }  // namespace lp::patched_study

@@ -10,6 +10,7 @@
 #include "apps/harness/datagen.hpp"
 #include "apps/harness/device_buffer.hpp"
 #include "patched_study.hpp"
+#include "kernels/patched/auto.cuh"
 #include "variant.hpp"
 
 namespace lp::patched_study {
@@ -106,6 +107,9 @@ class PatchedPoint final : public harness::TablePoint<Def> {
     ctx_.n = n_;
     ctx_.w = w_;
     ctx_.count = patches_.count();
+    ctx_.patched_chunks = 0;
+    for (std::size_t c = 0; c + 1 < patches_.lane_offsets.size(); c += pk::kLanes<T>)
+      ctx_.patched_chunks += patches_.lane_offsets[c + pk::kLanes<T>] > patches_.lane_offsets[c];
     ctx_.tune.threads = int(harness::as_int(p, "threads"));
     ctx_.tune.dense = int(harness::as_int(p, "dense"));
     ctx_.host_packed = &packed_;
@@ -158,6 +162,13 @@ class PatchedPoint final : public harness::TablePoint<Def> {
 
   std::string checksum(const Def&) override { return harness::checksum_hex(column_); }
 
+  // The plan auto chose at this point.
+  Params measured(const Def& d) override {
+    Params out;
+    if (d.name == "auto") out["plan"] = std::string(pk::to_string(pk::auto_plan<T>(ctx_.count, ctx_.patched_chunks, ctx_.tune)));
+    return out;
+  }
+
   void deallocate(const Def&) override {
     out_.reset();
     host_out_.clear();
@@ -192,7 +203,7 @@ std::unique_ptr<harness::Study> make_study() {
       {"patches", AxisKind::Choice, "uniform: positions uniform over the column; clustered: as few chunks as possible, whole chunks patched",
        {V(std::string("uniform"))}, {"uniform", "clustered"}},
       {"threads", AxisKind::Int, "GPU threads per block, a multiple of 32 (0: 256)", {V(std::int64_t(0))}, {}, 0, 1024},
-      {"dense", AxisKind::Int, "auto: warps whose chunks hold more patches than this apply them cooperatively (0: 128)", {V(std::int64_t(0))}, {}, 0, 2048},
+      {"dense", AxisKind::Int, "auto: more patches than this per patched chunk (on average) count as clustered: decode, then apply (0: 256)", {V(std::int64_t(0))}, {}, 0, 2048},
   };
   s.variants = table().specs();
   s.check_params = [](const Params& p) -> std::string {

@@ -26,6 +26,7 @@ struct Ctx {
   const std::uint16_t* indices = nullptr;
   const void* values = nullptr;
   std::int64_t count = 0;
+  std::int64_t patched_chunks = 0;  // chunks holding a patch: auto's plan (kernels/patched/auto.cuh)
   // The plain form the thrust peer scatters: global positions ascending, their values.
   const std::uint32_t* positions = nullptr;
   const void* plain_values = nullptr;

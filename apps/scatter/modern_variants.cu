@@ -28,7 +28,7 @@ void add_modern_variants(Defs<W>& d) {
          [](Ctx<W>& c) { sc::privatized_strict_scatter<W>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream); }});
   d.add({"auto", VariantKind::Ours,
          "per m the fastest on the H100 (metrics.plan): scatter: privatized (m <= 2^14), naive_strict (buckets <= L2/2), multipass "
-         "(<= 2 L2), cub_sort's full sort (beyond); gather: wide. Any one wins (the passes); the others are strict",
+         "(<= 2 L2), cub_sort's full sort (beyond); gather: multipass (L2/2 < buckets <= 2 L2), wide elsewhere. Any one wins (the passes); the others are strict",
          {false}, {}, [](const auto& c) { return sc::auto_scratch_bytes<W>(c.gather, c.n, c.m); },
          [](Ctx<W>& c) { sc::auto_scatter_gather<W>(c.gather, c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream); }});
   d.add({"probe", VariantKind::Probe,

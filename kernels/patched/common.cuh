@@ -26,10 +26,10 @@ struct DevicePatched {
 
 struct Tuning {
   int threads = 0;  // threads per block (0: kDefaultThreads)
-  int dense = 0;    // auto: a warp whose chunks hold more patches than this applies them cooperatively (0: kDefaultDense)
+  int dense = 0;    // auto: more patches than this per patched chunk (on average) count as clustered (0: kDefaultDense)
 };
 constexpr int kDefaultThreads = 256;
-constexpr int kDefaultDense = 128;
+constexpr int kDefaultDense = 256;  // a quarter chunk: above uniform patching at 10% (~102), below whole chunks
 
 // How a warp covers chunks. A thread owns V adjacent lanes, V values of 4 bytes together for the
 // narrow types, so that each row a thread produces is one 4-byte (u64: 8-byte) store and the warp's

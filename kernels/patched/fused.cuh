@@ -7,7 +7,7 @@
 //   None      not at all (the decode of the two-pass variants)
 //   Lanes     G-ALP: each thread's lane cursor swaps patches in as rows come out (galp_lane_cursor.cuh)
 //   Warp      the warp applies its chunk's patches together after the rows (warp_apply.cuh)
-//   Adaptive  `auto`: Lanes, or Warp for a warp whose chunks hold more than `dense` patches
+// (`auto` picks among these and a two-pass form per column: auto.cuh.)
 // The launchers take device pointers, sizes and a stream; every launch is checked.
 #pragma once
 #include <cuda_pipeline.h>
@@ -25,10 +25,10 @@
 
 namespace lp::patched {
 
-enum class Patching { None, Lanes, Warp, Adaptive };
+enum class Patching { None, Lanes, Warp };
 
 template <class T, Patching P>
-__global__ void __launch_bounds__(1024) decode_kernel(DevicePatched<T> a, int dense, T* __restrict__ out) {
+__global__ void __launch_bounds__(1024) decode_kernel(DevicePatched<T> a, T* __restrict__ out) {
   using S = WarpShape<T>;
   extern __shared__ __align__(16) unsigned char stage_bytes[];
   const int lane_id = int(threadIdx.x & 31);
@@ -55,15 +55,9 @@ __global__ void __launch_bounds__(1024) decode_kernel(DevicePatched<T> a, int de
   const bool mine = c < chunks;
   const T base = mine ? a.bases[c] : T(0);
   const int valid = mine ? int(std::min<std::int64_t>(kChunk, a.n - c * kChunk)) : 0;
-  bool warp_path = P == Patching::Warp;
-  if constexpr (P == Patching::Adaptive) {
-    const std::uint32_t count =
-        mine ? __ldg(a.lane_offsets + (c + 1) * S::L) - __ldg(a.lane_offsets + c * S::L) : 0u;
-    warp_path = __any_sync(0xffffffffu, count > std::uint32_t(dense));
-  }
-  constexpr bool kCursor = P == Patching::Lanes || P == Patching::Adaptive;
+  constexpr bool kCursor = P == Patching::Lanes;
   LaneCursor<T, S::V> cursor;
-  if (kCursor && !warp_path && mine) cursor.init(a, c * S::L + S::V * t);
+  if (kCursor && mine) cursor.init(a, c * S::L + S::V * t);
 
   __pipeline_wait_prior(0);
   __syncwarp();
@@ -82,7 +76,7 @@ __global__ void __launch_bounds__(1024) decode_kernel(DevicePatched<T> a, int de
     T v[S::V];
 #pragma unroll
     for (int k = 0; k < S::V; ++k) v[k] = T(base + extract_bits<T>(S::get(lo, k), S::get(hi, k), at.shift, a.w));
-    if (kCursor && !warp_path && mine) cursor.apply(a, r, v);
+    if (kCursor && mine) cursor.apply(a, r, v);
     if (!mine) continue;
     if (q0 + S::V <= valid) {
       *reinterpret_cast<typename S::Vec*>(o + q0) = S::put(v);
@@ -95,7 +89,7 @@ __global__ void __launch_bounds__(1024) decode_kernel(DevicePatched<T> a, int de
 
   // 4. The cooperative apply: after every row store of the warp (__syncwarp orders the warp's
   //    global writes), so an overwrite always lands after the decoded value.
-  if (P != Patching::None && P != Patching::Lanes && warp_path) {
+  if constexpr (P == Patching::Warp) {
     __syncwarp();
     warp_apply_chunk(a, c, mine, t, S::TPC, out);
   }
@@ -122,7 +116,7 @@ void launch_decode(const DevicePatched<T>& a, T* out, const Tuning& tune, cudaSt
   allow_dynamic_shared(reinterpret_cast<const void*>(kernel), smem);
   const std::int64_t warps_needed = (chunks + WarpShape<T>::CPW - 1) / WarpShape<T>::CPW;
   const std::int64_t blocks = (warps_needed + warps - 1) / warps;
-  kernel<<<unsigned(blocks), unsigned(warps * 32), smem, s>>>(a, tune.dense > 0 ? tune.dense : kDefaultDense, out);
+  kernel<<<unsigned(blocks), unsigned(warps * 32), smem, s>>>(a, out);
   LP_CUDA_LAUNCH("patched decode_kernel");
 }
 
@@ -140,11 +134,6 @@ void fused(const DevicePatched<T>& a, T* out, const Tuning& tune, cudaStream_t s
 template <class T>
 void fused_warp_apply(const DevicePatched<T>& a, T* out, const Tuning& tune, cudaStream_t s) {
   launch_decode<T, Patching::Warp>(a, out, tune, s);
-}
-// `auto`: per warp, the lane cursors for chunks with up to `dense` patches, the cooperative apply above.
-template <class T>
-void fused_auto(const DevicePatched<T>& a, T* out, const Tuning& tune, cudaStream_t s) {
-  launch_decode<T, Patching::Adaptive>(a, out, tune, s);
 }
 
 }  // namespace lp::patched

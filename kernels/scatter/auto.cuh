@@ -3,8 +3,9 @@
 // (reads labels only), the global bids of naive_strict while the buckets fit half the L2 (L2
 // atomics outrun plain partial-sector stores there), He et al.'s passes up to twice the L2, and a
 // full radix sort with one write per bucket beyond (every write then a coalesced, conflict-free
-// sweep). All strict but the passes (any one wins), which is auto's contract. Gather: the wide
-// sweep (at every m within a few percent of the random-read probe).
+// sweep). All strict but the passes (any one wins), which is auto's contract. Gather: He et al.'s
+// passes where they beat one sweep (buckets between L2/2 and 2 L2: 0.0198 against 0.0231 ns at
+// m = 2^24), the wide sweep elsewhere (within a few percent of the random-read probe there).
 #pragma once
 #include "multipass.cuh"
 #include "privatized.cuh"
@@ -16,8 +17,8 @@ namespace lp::scatter {
 enum class AutoPlan { Wide, Privatized, Bids, Passes, FullSort };
 
 inline AutoPlan auto_plan(bool gather, std::uint32_t m, std::size_t word_bytes) {
-  if (gather) return AutoPlan::Wide;
   const double buckets = double(m) * double(word_bytes), l2 = double(l2_bytes());
+  if (gather) return buckets > l2 / 2 && buckets <= 2 * l2 ? AutoPlan::Passes : AutoPlan::Wide;
   if (m <= (1u << 14) && privatized_unsupported(m).empty()) return AutoPlan::Privatized;
   if (buckets <= l2 / 2) return AutoPlan::Bids;
   if (buckets <= 2 * l2) return AutoPlan::Passes;
@@ -52,7 +53,7 @@ void auto_scatter_gather(bool gather, const std::uint32_t* labels, const W* valu
     case AutoPlan::Wide: return wide<W>(gather, labels, values, n, out, t, s);
     case AutoPlan::Privatized: return privatized_strict_scatter<W>(labels, values, n, m, out, scratch, t, s);
     case AutoPlan::Bids: return naive_strict_scatter<W>(labels, values, n, m, out, scratch, t, s);
-    case AutoPlan::Passes: return multipass<W>(false, labels, values, n, m, out, Tuning{}, s);
+    case AutoPlan::Passes: return multipass<W>(gather, labels, values, n, m, out, Tuning{}, s);
     case AutoPlan::FullSort: return sorted<W>(false, true, label_bits(m), labels, values, n, m, out, scratch, scratch_bytes, t, s);
   }
 }

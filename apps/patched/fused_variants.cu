@@ -21,9 +21,8 @@ void add_fused_variants(Defs& d) {
          [](Ctx& c) { on_device(c, [&](const auto& a, auto* out) { pk::fused_warp_apply(a, out, c.tune, c.stream); }); }});
 
   d.add({"auto", VariantKind::Ours,
-         "ours: per column (metrics.plan): the plain decode without patches; clustered patches (more than `dense` per patched chunk, "
-         "default 256) decoded, then applied by a warp per chunk in a second kernel; scattered ones fused (fused_warp_apply for "
-         "u8/u16, fused for u32/u64)", {}, {}, {},
+         "ours: per column (metrics.plan): the plain decode without patches; fused_warp_apply for u8, and for u16 unless "
+         "clustered (more than `dense` patches per patched chunk, default 256); fused (lane cursors) for u32/u64 and clustered u16", {}, {}, {},
          [](Ctx& c) { on_device(c, [&](const auto& a, auto* out) { pk::patched_auto(a, c.patched_chunks, out, c.tune, c.stream); }); }});
 }
 

@@ -203,7 +203,7 @@ std::unique_ptr<harness::Study> make_study() {
       {"patches", AxisKind::Choice, "uniform: positions uniform over the column; clustered: as few chunks as possible, whole chunks patched",
        {V(std::string("uniform"))}, {"uniform", "clustered"}},
       {"threads", AxisKind::Int, "GPU threads per block, a multiple of 32 (0: 256)", {V(std::int64_t(0))}, {}, 0, 1024},
-      {"dense", AxisKind::Int, "auto: more patches than this per patched chunk (on average) count as clustered: decode, then apply (0: 256)", {V(std::int64_t(0))}, {}, 0, 2048},
+      {"dense", AxisKind::Int, "auto: more patches than this per patched chunk (on average) count as clustered (u16: lane cursors then) (0: 256)", {V(std::int64_t(0))}, {}, 0, 2048},
   };
   s.variants = table().specs();
   s.check_params = [](const Params& p) -> std::string {

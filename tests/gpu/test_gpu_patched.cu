@@ -2,8 +2,8 @@
 // the layout builder, the poisoned output and the exact validation the benchmark uses): sizes that
 // are not multiples of 1024 (a partial last chunk) and odd ones, every type, bit widths from 1 to the
 // full width, empty patch sets (rate 0), every position and so every lane patched (rate 1), chunks
-// with all 1024 positions patched (clustered), dense and sparse chunks side by side for `auto`'s
-// per-warp choice, block sizes (u64 at w = 64 caps the block by its staging area), several seeds;
+// with all 1024 positions patched (clustered), dense and sparse chunks side by side with `dense`
+// on both sides of them for `auto`'s per-column plan, block sizes (u64 at w = 64 caps the block by its staging area), several seeds;
 // then the cases again in a shuffled order, so no outcome depends on what ran before. Exit 77
 // (CTest: skipped) without a GPU; LP_GPU_TEST_QUICK=1 (the sanitizer runs) takes fewer, smaller cases.
 #include <cuda_runtime.h>
@@ -90,7 +90,7 @@ int main() {
     cases.push_back({(1 << 16) + 11, "u8", 3, 0.3, "clustered", t, 0, 8});
   }
   for (std::int64_t dense : {1, 16, 1024, 2048})
-    for (const std::string type : {"u8", "u64"}) cases.push_back({200003, type, 7, 0.3, "clustered", 0, dense, 9});
+    for (const std::string type : {"u8", "u16", "u64"}) cases.push_back({200003, type, 7, 0.3, "clustered", 0, dense, 9});
   if (quick) cases.resize(std::min<std::size_t>(cases.size(), 90));
 
   const std::set<std::string> names = gpu_variants(*study);

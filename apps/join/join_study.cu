@@ -1,0 +1,164 @@
+// The join study (issue 13): relations R and S of (key, rid) tuples (relations.hpp: primary and
+// foreign keys, uniform keys with duplicates, zipf-skewed foreign keys; int32 or int64), joined
+// by He et al.'s algorithms (../shared/reference/he-2008-gpu-relational-joins.txt) into
+// materialised (rid_R, rid_S) pairs. Every record is validated against cpu::join::reference: the
+// count and an order-independent digest of the pairs always, and pair for pair (sorted) where the
+// result has at most kExactPairs pairs.
+#include <sys/sysinfo.h>
+
+#include <algorithm>
+
+#include "apps/harness/datagen.hpp"
+#include "join_study.hpp"
+#include "relations.hpp"
+#include "variant.hpp"
+
+namespace lp::join_study {
+
+using harness::Params;
+using harness::VariantKind;
+namespace cj = lp::cpu::join;
+
+namespace {
+
+const Defs& table() {
+  static const Defs t("join", {add_cpu_variants});
+  return t;
+}
+
+// Results up to this many pairs are also compared pair for pair (a sort of both); beyond, the
+// count and the digest (a 64-bit sum of hashed pairs) decide.
+constexpr std::uint64_t kExactPairs = std::uint64_t(1) << 22;
+
+int key_bytes(const std::string& key) { return key == "int64" ? 8 : 4; }
+
+std::string hex_digest(const cj::Digest& d) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%llx:%016llx", static_cast<unsigned long long>(d.count), static_cast<unsigned long long>(d.sum));
+  return buf;
+}
+
+// Host memory a result may take: half of what the machine has, so a point that would not fit is
+// skipped with its size named instead of failing an allocation partway.
+double host_result_limit() {
+  struct sysinfo si {};
+  if (sysinfo(&si) != 0) return 8.0 * (1ull << 30);
+  return 0.5 * double(si.totalram) * double(si.mem_unit);
+}
+
+template <class K>
+class JoinPoint final : public harness::TablePoint<Def> {
+ public:
+  JoinPoint(const Params& p, std::uint64_t seed, bool /*device*/) : TablePoint(table()) {
+    const std::int64_t nr = harness::as_int(p, "r"), ns = harness::as_int(p, "s");
+    const std::string dist = harness::as_str(p, "distribution");
+    const double zipf_s = harness::as_real(p, "zipf_s"), match = harness::as_real(p, "match");
+    const std::string tag = std::to_string(nr) + "/" + std::to_string(ns) + "/" + dist + "/" + harness::to_string(p.at("zipf_s")) + "/" +
+                            harness::to_string(p.at("match"));
+    // The key type is not in the tag: int32 and int64 points share their relations' values.
+    rel_ = make_relations<K>(nr, ns, dist, zipf_s, match, harness::derive_seed(seed, "relations/" + tag));
+    ctx_.key_bytes = int(sizeof(K));
+    ctx_.r = rel_.r.data();
+    ctx_.s = rel_.s.data();
+    ctx_.nr = nr;
+    ctx_.ns = ns;
+    ctx_.band = std::uint64_t(harness::as_int(p, "band"));
+    ctx_.threads = int(harness::as_int(p, "threads"));
+    ctx_.radix_bits = int(harness::as_int(p, "radix_bits"));
+    ctx_.host_out = &out_;
+    std::vector<cj::Pair>* exact = &want_;
+    want_digest_ = cj::reference(rel_.r, rel_.s, ctx_.band, exact);
+    if (want_digest_.count > kExactPairs) std::vector<cj::Pair>().swap(want_);
+    else std::sort(want_.begin(), want_.end());
+  }
+
+  double inputs() const override { return double(ctx_.nr + ctx_.ns); }
+
+ private:
+  std::string skip_reason(const Def& v) const override {
+    const double bytes = double(want_digest_.count) * sizeof(cj::Pair);
+    if (v.kind == VariantKind::Cpu && bytes > host_result_limit())
+      return "the result (" + std::to_string(want_digest_.count) + " pairs) exceeds half of the host's memory";
+    return TablePoint::skip_reason(v);
+  }
+
+  // Both relations read once (key and rid per tuple) and the pairs written once.
+  double bytes(const Def&) const override {
+    return double(ctx_.nr + ctx_.ns) * double(sizeof(K) + sizeof(std::uint32_t)) + double(want_digest_.count) * sizeof(cj::Pair);
+  }
+
+  void allocate(const Def&) override { out_.clear(); }
+
+  harness::Validation check(const Def&) override {
+    const cj::Digest got = cj::digest(out_.data(), out_.size());
+    if (got.count != want_digest_.count)
+      return harness::Validation::fail(std::to_string(got.count) + " pairs, expected " + std::to_string(want_digest_.count));
+    if (!(got == want_digest_)) return harness::Validation::fail("the pairs' digest differs (same count)");
+    if (want_digest_.count <= kExactPairs) {
+      std::sort(out_.begin(), out_.end());
+      const auto at = std::mismatch(out_.begin(), out_.end(), want_.begin()).first;
+      if (at != out_.end())
+        return harness::Validation::fail("pair " + std::to_string(at - out_.begin()) + " (sorted): (" + std::to_string(at->r) + ", " +
+                                         std::to_string(at->s) + ")");
+    }
+    return harness::Validation::pass();
+  }
+
+  std::string checksum(const Def&) override { return hex_digest(want_digest_); }
+
+  Params measured(const Def& d) override {
+    Params out;
+    out["pairs"] = std::int64_t(want_digest_.count);
+    if (d.name == "cpu_hj" || d.name == "cpu_hj_mt") out["radix_bits"] = std::int64_t(cj::hash_join_bits(std::size_t(ctx_.nr), ctx_.radix_bits));
+    return out;
+  }
+
+  void deallocate(const Def&) override { std::vector<cj::Pair>().swap(out_); }
+
+  Relations<K> rel_;
+  cj::Digest want_digest_;
+  std::vector<cj::Pair> want_;  // the reference pairs, sorted (small results only)
+  std::vector<cj::Pair> out_;
+};
+
+}  // namespace
+
+std::unique_ptr<harness::Study> make_study() {
+  using harness::AxisKind;
+  using V = harness::Value;
+  harness::StudyDecl s{"join",
+                       "He et al.'s relational joins (issue 13): NINLJ (equi and band), SMJ and the radix hash join over R and S of (key, rid) "
+                       "tuples, the (rid_R, rid_S) pairs materialised; unique, uniform or zipf-skewed keys, int32 or int64",
+                       kDefaultConfig};
+  const std::int64_t kMaxTuples = std::int64_t(1) << 30;  // keys of [0, 2 |R|) fit int32; rids fit uint32
+  s.axes = {
+      {"r", AxisKind::Size, "|R|: tuples of the build (primary key) side", {V(std::int64_t(1) << 20)}, {}, 1, kMaxTuples},
+      {"s", AxisKind::Size, "|S|: tuples of the probe (foreign key) side", {V(std::int64_t(1) << 20)}, {}, 1, kMaxTuples},
+      {"key", AxisKind::Choice, "key type (int64 keys: the same values minus 2^40)", {V(std::string("int32"))}, {"int32", "int64"}},
+      {"distribution", AxisKind::Choice,
+       "unique: R's keys distinct, S's drawn from R's (PK-FK); uniform: both uniform over [0, |R|), duplicates on both sides; zipf: "
+       "R unique, S's keys zipf(zipf_s) over R's tuples",
+       {V(std::string("unique"))}, {"unique", "uniform", "zipf"}},
+      {"zipf_s", AxisKind::Real, "zipf exponent (distribution zipf), > 0", {V(1.0)}, {}},
+      {"match", AxisKind::Real, "fraction of S's tuples whose key R holds, 0..1 (the join's selectivity on S)", {V(1.0)}, {}},
+      {"band", AxisKind::Int, "the predicate |r.key - s.key| <= band: 0 is the equi-join, > 0 a band join (NINLJ only)", {V(std::int64_t(0))},
+       {}, 0, std::int64_t(1) << 40},
+      {"threads", AxisKind::Int, "CPU threads of the _mt variants (0: every core)", {V(std::int64_t(0))}, {}, 0, 4096},
+      {"radix_bits", AxisKind::Int, "hash join: 2^radix_bits partitions (0: R's partitions of about 2^13 tuples)", {V(std::int64_t(0))}, {}, 0, 24},
+  };
+  s.variants = table().specs();
+  s.check_params = [](const Params& p) -> std::string {
+    const double match = harness::as_real(p, "match");
+    if (!(match >= 0 && match <= 1)) return "match: must be in [0, 1], not " + harness::to_string(p.at("match"));
+    const double zs = harness::as_real(p, "zipf_s");
+    if (harness::as_str(p, "distribution") == "zipf" && !(zs > 0)) return "zipf_s: must be > 0 for distribution zipf, not " + harness::to_string(p.at("zipf_s"));
+    return {};
+  };
+  s.make_point = [](const Params& p, std::uint64_t seed, bool device) -> std::unique_ptr<harness::Point> {
+    if (key_bytes(harness::as_str(p, "key")) == 8) return std::make_unique<JoinPoint<std::int64_t>>(p, seed, device);
+    return std::make_unique<JoinPoint<std::int32_t>>(p, seed, device);
+  };
+  return harness::declare_study(std::move(s));
+}
+
+}  // namespace lp::join_study

@@ -1,0 +1,310 @@
+// CPU joins of two relations R and S of (key, rid) tuples, a tuple's rid being its position: the
+// CPU side of He et al. 2008 (../shared/reference/he-2008-gpu-relational-joins.txt): the blocked
+// non-indexed nested loop (NINLJ, equi or band predicate), the sort-merge join (SMJ) and the
+// radix-partitioned hash join (HJ), on one thread or all of them, and the reference every join of
+// the study is validated against. Plain C++, no CUDA.
+//
+// A join's result is a multiset of (rid_R, rid_S) pairs in no particular order. It is compared
+// through a Digest (the count and an order-independent sum of hashed pairs, O(output), no sort)
+// and, where it is small enough, pair for pair after sorting.
+#pragma once
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace lp::cpu::join {
+
+struct Pair {
+  std::uint32_t r = 0, s = 0;  // rids: positions in R and in S
+  friend bool operator==(Pair a, Pair b) { return a.r == b.r && a.s == b.s; }
+  friend bool operator<(Pair a, Pair b) { return a.r != b.r ? a.r < b.r : a.s < b.s; }
+};
+
+// splitmix64's finaliser: a bijection, so distinct pairs hash apart.
+inline std::uint64_t mix(std::uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+struct Digest {
+  std::uint64_t count = 0, sum = 0;
+  void add(Pair p) {
+    ++count;
+    sum += mix((std::uint64_t(p.r) << 32) | p.s);
+  }
+  Digest& operator+=(const Digest& o) {
+    count += o.count;
+    sum += o.sum;
+    return *this;
+  }
+  friend bool operator==(const Digest& a, const Digest& b) { return a.count == b.count && a.sum == b.sum; }
+};
+
+inline Digest digest(const Pair* p, std::size_t n) {
+  Digest d;
+  for (std::size_t i = 0; i < n; ++i) d.add(p[i]);
+  return d;
+}
+
+// |a - b| <= band without overflow for any two keys of the type (the difference of two int64 keys
+// fits an unsigned 64-bit word).
+template <class K>
+bool within(K a, K b, std::uint64_t band) {
+  using U = std::make_unsigned_t<K>;
+  const std::uint64_t d = a < b ? std::uint64_t(U(b) - U(a)) : std::uint64_t(U(a) - U(b));
+  return d <= band;
+}
+
+template <class K>
+struct Tuple {
+  K key;
+  std::uint32_t rid;
+};
+
+namespace detail {
+
+inline unsigned workers(int threads) {
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  return threads > 0 ? unsigned(threads) : hw;
+}
+
+// f(w) for w in [0, n) on n threads (the calling thread is worker 0).
+inline void on_threads(unsigned n, const std::function<void(unsigned)>& f) {
+  std::vector<std::thread> pool;
+  for (unsigned w = 1; w < n; ++w) pool.emplace_back(f, w);
+  f(0);
+  for (auto& t : pool) t.join();
+}
+
+// The per-thread results into one array: what a join hands its consumer.
+inline void concat(std::vector<std::vector<Pair>>& parts, std::vector<Pair>& out) {
+  std::vector<std::size_t> at(parts.size() + 1, 0);
+  for (std::size_t i = 0; i < parts.size(); ++i) at[i + 1] = at[i] + parts[i].size();
+  out.resize(at.back());
+  on_threads(unsigned(parts.size()), [&](unsigned w) {
+    if (!parts[w].empty()) std::memcpy(out.data() + at[w], parts[w].data(), parts[w].size() * sizeof(Pair));
+    std::vector<Pair>().swap(parts[w]);
+  });
+}
+
+template <class K>
+std::vector<Tuple<K>> tuples(const K* keys, std::size_t n) {
+  std::vector<Tuple<K>> t(n);
+  for (std::size_t i = 0; i < n; ++i) t[i] = {keys[i], std::uint32_t(i)};
+  return t;
+}
+
+// Both relations sorted by key: emit the cross product of every run of equal keys.
+template <class K>
+void merge(const Tuple<K>* r, std::size_t nr, const Tuple<K>* s, std::size_t ns, std::vector<Pair>& out) {
+  std::size_t i = 0, j = 0;
+  while (i < nr && j < ns) {
+    if (r[i].key < s[j].key) {
+      ++i;
+    } else if (s[j].key < r[i].key) {
+      ++j;
+    } else {
+      const K k = r[i].key;
+      std::size_t ie = i, je = j;
+      while (ie < nr && r[ie].key == k) ++ie;
+      while (je < ns && s[je].key == k) ++je;
+      for (std::size_t a = i; a < ie; ++a)
+        for (std::size_t b = j; b < je; ++b) out.push_back({r[a].rid, s[b].rid});
+      i = ie;
+      j = je;
+    }
+  }
+}
+
+template <class K>
+std::uint64_t key_hash(K k) {
+  return mix(std::uint64_t(std::make_unsigned_t<K>(k)));
+}
+
+// Tuples of `keys` split into 2^bits partitions by `part(key)`, stable, on `nw` threads: each
+// thread histograms its slice, a prefix over (partition, thread) places every slice, then each
+// thread scatters its own. Returns the tuples and the partition offsets (2^bits + 1).
+template <class K, class Part>
+std::pair<std::vector<Tuple<K>>, std::vector<std::size_t>> partition(const K* keys, std::size_t n, int bits, unsigned nw, Part part) {
+  const std::size_t parts = std::size_t(1) << bits;
+  std::vector<std::size_t> hist(parts * nw, 0);  // [partition][thread]
+  auto slice = [&](unsigned w) { return std::pair<std::size_t, std::size_t>(n * w / nw, n * (w + 1) / nw); };
+  on_threads(nw, [&](unsigned w) {
+    const auto [lo, hi] = slice(w);
+    for (std::size_t i = lo; i < hi; ++i) ++hist[part(keys[i]) * nw + w];
+  });
+  std::vector<std::size_t> offsets(parts + 1, 0);
+  std::size_t at = 0;
+  for (std::size_t p = 0; p < parts; ++p) {
+    offsets[p] = at;
+    for (unsigned w = 0; w < nw; ++w) {
+      const std::size_t c = hist[p * nw + w];
+      hist[p * nw + w] = at;
+      at += c;
+    }
+  }
+  offsets[parts] = at;
+  std::vector<Tuple<K>> out(n);
+  on_threads(nw, [&](unsigned w) {
+    const auto [lo, hi] = slice(w);
+    for (std::size_t i = lo; i < hi; ++i) out[hist[part(keys[i]) * nw + w]++] = {keys[i], std::uint32_t(i)};
+  });
+  return {std::move(out), std::move(offsets)};
+}
+
+// Work items [0, n) handed out one at a time to `nw` threads, each with its own output.
+inline void for_each_item(std::size_t n, unsigned nw, std::vector<std::vector<Pair>>& parts,
+                          const std::function<void(std::size_t, std::vector<Pair>&)>& f) {
+  parts.assign(nw, {});
+  std::atomic<std::size_t> next{0};
+  on_threads(nw, [&](unsigned w) {
+    for (std::size_t i; (i = next.fetch_add(1)) < n;) f(i, parts[w]);
+  });
+}
+
+}  // namespace detail
+
+// The reference: R's tuples sorted by key, then each S tuple's range of keys within `band` by
+// binary search. Simple enough to trust, and independent of the merge and the hash tables below.
+// `pairs` (optional) receives the result; the digest is always returned.
+template <class K>
+Digest reference(const std::vector<K>& r, const std::vector<K>& s, std::uint64_t band, std::vector<Pair>* pairs = nullptr) {
+  std::vector<Tuple<K>> t = detail::tuples(r.data(), r.size());
+  std::sort(t.begin(), t.end(), [](const Tuple<K>& a, const Tuple<K>& b) { return a.key != b.key ? a.key < b.key : a.rid < b.rid; });
+  constexpr K kMin = std::numeric_limits<K>::lowest(), kMax = std::numeric_limits<K>::max();
+  Digest d;
+  for (std::size_t j = 0; j < s.size(); ++j) {
+    const K k = s[j];
+    // [k - band, k + band], clamped to the type
+    using U = std::make_unsigned_t<K>;  // distances to the type's ends, without signed overflow
+    const K lo = std::uint64_t(U(U(k) - U(kMin))) <= band ? kMin : K(k - K(band));
+    const K hi = std::uint64_t(U(U(kMax) - U(k))) <= band ? kMax : K(k + K(band));
+    auto it = std::lower_bound(t.begin(), t.end(), lo, [](const Tuple<K>& a, K v) { return a.key < v; });
+    for (; it != t.end() && it->key <= hi; ++it) {
+      const Pair p{it->rid, std::uint32_t(j)};
+      d.add(p);
+      if (pairs) pairs->push_back(p);
+    }
+  }
+  return d;
+}
+
+// NINLJ (He et al. 4.1), blocked for the cache: S in blocks that stay in L1, R streamed past each
+// block; the predicate |r.key - s.key| <= band (band 0: the equi-join). One thread.
+template <class K>
+void nested_loop(const K* r, std::size_t nr, const K* s, std::size_t ns, std::uint64_t band, std::vector<Pair>& out) {
+  out.clear();
+  constexpr std::size_t kBlock = 4096;  // S keys per block: 16-32 KiB
+  for (std::size_t b = 0; b < ns; b += kBlock) {
+    const std::size_t be = std::min(ns, b + kBlock);
+    for (std::size_t i = 0; i < nr; ++i)
+      for (std::size_t j = b; j < be; ++j)
+        if (within(r[i], s[j], band)) out.push_back({std::uint32_t(i), std::uint32_t(j)});
+  }
+}
+
+// SMJ (He et al. 4.3) on one thread: sort both relations by key, merge.
+template <class K>
+void sort_merge(const K* r, std::size_t nr, const K* s, std::size_t ns, std::vector<Pair>& out) {
+  auto by_key = [](const Tuple<K>& a, const Tuple<K>& b) { return a.key < b.key; };
+  std::vector<Tuple<K>> tr = detail::tuples(r, nr), ts = detail::tuples(s, ns);
+  std::sort(tr.begin(), tr.end(), by_key);
+  std::sort(ts.begin(), ts.end(), by_key);
+  out.clear();
+  detail::merge(tr.data(), nr, ts.data(), ns, out);
+}
+
+// SMJ on every core: both relations range-partitioned on the key's top bits (after the minimum
+// is subtracted) so that partition p of R can only match partition p of S, then each partition
+// pair sorted and merged by whichever thread takes it.
+template <class K>
+void sort_merge_mt(const K* r, std::size_t nr, const K* s, std::size_t ns, int threads, std::vector<Pair>& out) {
+  using U = std::make_unsigned_t<K>;
+  const unsigned nw = detail::workers(threads);
+  K lo = std::numeric_limits<K>::max(), hi = std::numeric_limits<K>::lowest();
+  for (std::size_t i = 0; i < nr; ++i) lo = std::min(lo, r[i]), hi = std::max(hi, r[i]);
+  out.clear();
+  if (nr == 0 || ns == 0) return;
+  const std::uint64_t span = std::uint64_t(U(hi) - U(lo));
+  int width = 0;  // bits of the span
+  while (width < 64 && (span >> width) != 0) ++width;
+  const int bits = std::min(width, std::max(4, 2 + 31 - __builtin_clz(nw * 8)));  // about 32 partitions per thread
+  const int shift = width - bits;
+  const std::size_t parts = std::size_t(1) << bits;
+  // Keys of S outside R's range match nothing: they go to a partition of their own (the last + 1).
+  auto part_r = [=](K k) { return std::size_t(std::uint64_t(U(k) - U(lo)) >> shift); };
+  auto part_s = [=](K k) { return k < lo || k > hi ? parts : std::size_t(std::uint64_t(U(k) - U(lo)) >> shift); };
+  auto pr = detail::partition(r, nr, bits, nw, part_r);
+  auto ps = detail::partition(s, ns, bits + 1, nw, part_s);
+  std::vector<Tuple<K>>&tr = pr.first, &ts = ps.first;
+  const std::vector<std::size_t>&orr = pr.second, &os = ps.second;
+  std::vector<std::vector<Pair>> results;
+  auto by_key = [](const Tuple<K>& a, const Tuple<K>& b) { return a.key < b.key; };
+  detail::for_each_item(parts, nw, results, [&](std::size_t p, std::vector<Pair>& mine) {
+    Tuple<K>*a = tr.data() + orr[p], *b = ts.data() + os[p];
+    const std::size_t na = orr[p + 1] - orr[p], nb = os[p + 1] - os[p];
+    if (na == 0 || nb == 0) return;
+    std::sort(a, a + na, by_key);
+    std::sort(b, b + nb, by_key);
+    detail::merge(a, na, b, nb, mine);
+  });
+  detail::concat(results, out);
+}
+
+// The partition bits of the hash join: R's partitions of about 2^13 tuples (64-128 KiB with the
+// table), so that build and probe stay in L2 (He et al. 4.4 size them to the GPU's local memory).
+inline int hash_join_bits(std::size_t nr, int asked) {
+  if (asked > 0) return asked;
+  int b = 0;
+  while (b < 18 && (nr >> b) > (std::size_t(1) << 13)) ++b;
+  return b;
+}
+
+// HJ (He et al. 4.4): both relations radix-partitioned on the low bits of a hash of the key, then
+// per partition a bucket-chained table built on R's tuples and probed with S's; partitions handed
+// to `threads` threads (1: the single-threaded join; 0: every core).
+template <class K>
+void hash_join(const K* r, std::size_t nr, const K* s, std::size_t ns, int threads, int radix_bits, std::vector<Pair>& out) {
+  const unsigned nw = detail::workers(threads);
+  const int bits = hash_join_bits(nr, radix_bits);
+  const std::uint64_t mask = (std::uint64_t(1) << bits) - 1;
+  auto part = [=](K k) { return std::size_t(detail::key_hash(k) & mask); };
+  const auto pr = detail::partition(r, nr, bits, nw, part);
+  const auto ps = detail::partition(s, ns, bits, nw, part);
+  const std::vector<Tuple<K>>&tr = pr.first, &ts = ps.first;
+  const std::vector<std::size_t>&orr = pr.second, &os = ps.second;
+  std::vector<std::vector<Pair>> results;
+  detail::for_each_item(std::size_t(1) << bits, nw, results, [&](std::size_t p, std::vector<Pair>& mine) {
+    const Tuple<K>* a = tr.data() + orr[p];
+    const Tuple<K>* b = ts.data() + os[p];
+    const std::size_t na = orr[p + 1] - orr[p], nb = os[p + 1] - os[p];
+    if (na == 0 || nb == 0) return;
+    std::size_t slots = 1;
+    while (slots < 2 * na) slots <<= 1;
+    // Heads and links, the hash's bits above the partition's choosing the slot.
+    std::vector<std::uint32_t> head(slots, ~0u), next(na);
+    for (std::size_t i = 0; i < na; ++i) {
+      const std::size_t h = std::size_t(detail::key_hash(a[i].key) >> bits) & (slots - 1);
+      next[i] = head[h];
+      head[h] = std::uint32_t(i);
+    }
+    for (std::size_t j = 0; j < nb; ++j) {
+      const std::size_t h = std::size_t(detail::key_hash(b[j].key) >> bits) & (slots - 1);
+      for (std::uint32_t i = head[h]; i != ~0u; i = next[i])
+        if (a[i].key == b[j].key) mine.push_back({a[i].rid, b[j].rid});
+    }
+  });
+  detail::concat(results, out);
+}
+
+}  // namespace lp::cpu::join

@@ -16,3 +16,11 @@ if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
   echo "error: the CUDA toolkit (nvcc) is not installed; install it from NVIDIA first" >&2
   exit 1
 fi
+
+# The join study's DuckDB anchor (scripts/duckdb/duckdb_join.mjs) runs on node with the
+# @duckdb/node-api package (the engine included), installed under scripts/duckdb/. Where node or
+# the network is missing the anchor's test reports skipped; nothing else needs it.
+if command -v npm >/dev/null 2>&1 && [ ! -d "$(dirname "$0")/duckdb/node_modules/@duckdb/node-api" ]; then
+  (cd "$(dirname "$0")/duckdb" && npm install --no-audit --no-fund --loglevel=error >/dev/null 2>&1) \
+    || echo "note: npm install of @duckdb/node-api failed; the DuckDB anchor's test will report skipped"
+fi

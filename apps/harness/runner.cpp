@@ -269,12 +269,44 @@ std::map<std::pair<size_t, std::string>, std::string> injected_faults(const RunC
   return faults;
 }
 
+// --dump-inputs: each point's inputs under dir/p<index>/ and a manifest (the study, the seed, the
+// config as run, per point its parameters and what the point says of its files), written into a
+// sibling directory first and renamed, so a refused or failed dump leaves nothing behind.
+int dump_inputs(const Study& study, const RunConfig& cfg, const std::string& dir, bool force) {
+  namespace fs = std::filesystem;
+  const fs::path target(dir), tmp(dir + ".partial");
+  if (fs::exists(target) && !force) throw UsageError("--dump-inputs: " + dir + " exists (use --force to overwrite, or another directory)");
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  json points = json::array();
+  try {
+    for (size_t pi = 0; pi < cfg.points.size(); ++pi) {
+      const std::string sub = "p" + std::to_string(pi);
+      auto point = study.make_point(cfg.points[pi], cfg.seed, false);
+      points.push_back({{"index", pi}, {"dir", sub}, {"params", params_to_json(cfg.points[pi])},
+                        {"inputs", params_to_json(point->dump_inputs((tmp / sub).string()))}});
+    }
+  } catch (const Unsupported& e) {
+    fs::remove_all(tmp);
+    throw UsageError(std::string("--dump-inputs: ") + e.what());
+  } catch (...) {
+    fs::remove_all(tmp);
+    throw;
+  }
+  const json manifest = {{"study", study.name()}, {"seed", cfg.seed}, {"config", cfg.as_run}, {"points", points}};
+  write_atomically((tmp / "manifest.json").string(), manifest.dump(1) + "\n");
+  fs::remove_all(target);
+  fs::rename(tmp, target);
+  std::cout << "inputs of " << cfg.points.size() << " points: " << dir << "/manifest.json\n";
+  return 0;
+}
+
 }  // namespace
 
 int study_main(int argc, char** argv, const Study& study) {
   const std::string prog = "bench " + study.name();
   CLI::App app{study.description(), prog};
-  std::string config_path, out_dir, variants, resume;
+  std::string config_path, out_dir, variants, resume, dump_dir;
   int device = 0;
   bool quick = false, force = false, demo = false, describe = false, print_config = false;
   app.add_option("--config", config_path, "JSON config (default: the study's embedded default config)");
@@ -284,6 +316,8 @@ int study_main(int argc, char** argv, const Study& study) {
   app.add_flag("--quick", quick, "Few repetitions: a smoke run, not a measurement");
   app.add_flag("--force", force, "Overwrite existing result files");
   app.add_flag("--print-config", print_config, "Print the embedded default config and exit");
+  app.add_option("--dump-inputs", dump_dir,
+                 "Write every point's inputs under this directory (p<index>/ and manifest.json) for an outside tool, run nothing");
   if (study.has_demo())
     app.add_flag("--demo", demo, "Print the reference's demonstrations, checked against the CPU reference");
   app.add_flag("--describe", describe, "Machine-readable study and variant list (for 'bench list')")->group("");
@@ -324,6 +358,16 @@ int study_main(int argc, char** argv, const Study& study) {
     }
     cfg = config_path.empty() ? load_config(study.default_config(), "the embedded default config", study)
                               : load_config(read_file(config_path), config_path, study);
+    if (!dump_dir.empty()) {
+      try {
+        return dump_inputs(study, cfg, dump_dir, force);
+      } catch (const UsageError&) {
+        throw;
+      } catch (const std::exception& e) {  // a full disk, a failed generator: one line, nothing left behind
+        std::cerr << prog << ": --dump-inputs: " << e.what() << '\n';
+        return 1;
+      }
+    }
     if (!variants.empty()) select_variants(cfg, variants, study);
     if (quick) make_quick(cfg);
     faults = injected_faults(cfg);

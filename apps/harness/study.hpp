@@ -94,6 +94,11 @@ class Point {
   // input generators and the references against a committed baseline (bench compare --exact).
   // "" where a study has none.
   virtual std::string reference_checksum(const std::string& /*variant*/) { return {}; }
+  // `bench <study> --dump-inputs DIR`: write the point's inputs as files under `dir` (created) for a
+  // tool outside the suite to time the same data (the join study's DuckDB anchor), and return what
+  // that tool needs to know: file names, sizes, the reference's facts to validate against. A study
+  // that cannot throws Unsupported.
+  virtual Params dump_inputs(const std::string& /*dir*/) { throw Unsupported("this study does not dump its inputs"); }
 };
 
 // FNV-1a (64-bit) of a byte range, as 16 hex digits: a stable fingerprint of an output.

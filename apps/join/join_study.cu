@@ -7,6 +7,10 @@
 #include <sys/sysinfo.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
 
 #include "apps/harness/datagen.hpp"
 #include "join_study.hpp"
@@ -33,7 +37,7 @@ constexpr std::uint64_t kExactPairs = std::uint64_t(1) << 22;
 int key_bytes(const std::string& key) { return key == "int64" ? 8 : 4; }
 
 std::string hex_digest(const cj::Digest& d) {
-  char buf[64];
+  char buf[48];
   std::snprintf(buf, sizeof buf, "%llx:%016llx", static_cast<unsigned long long>(d.count), static_cast<unsigned long long>(d.sum));
   return buf;
 }
@@ -114,6 +118,40 @@ class JoinPoint final : public harness::TablePoint<Def> {
   }
 
   void deallocate(const Def&) override { std::vector<cj::Pair>().swap(out_); }
+
+  // The relations as r.csv and s.csv (one key per line, a tuple's rid its line number from 0) and
+  // the reference's count and moments, for scripts/duckdb/duckdb_join.mjs.
+  Params dump_inputs(const std::string& dir) override {
+    std::filesystem::create_directories(dir);
+    write_keys(dir + "/r.csv", rel_.r);
+    write_keys(dir + "/s.csv", rel_.s);
+    auto u = [](std::uint64_t v) { return harness::Value(std::to_string(v)); };  // unsigned, mod 2^64
+    return {{"r_file", std::string("r.csv")}, {"s_file", std::string("s.csv")}, {"key", std::string(sizeof(K) == 8 ? "int64" : "int32")},
+            {"r", ctx_.nr}, {"s", ctx_.ns}, {"band", std::int64_t(ctx_.band)}, {"pairs", u(want_digest_.count)},
+            {"sum_r", u(want_digest_.sum_r)}, {"sum_s", u(want_digest_.sum_s)}, {"sum_rs", u(want_digest_.sum_rs)},
+            {"bytes", bytes(table_.all().front())}};
+  }
+
+  static void write_keys(const std::string& path, const std::vector<K>& keys) {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) throw std::runtime_error("cannot write " + path);
+    std::string buf;
+    buf.reserve(1 << 20);
+    char num[24];
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      const auto end = std::to_chars(num, num + sizeof num, keys[i]).ptr;
+      buf.append(num, end);
+      buf.push_back('\n');
+      if (buf.size() > (1 << 20) - 32 || i + 1 == keys.size()) {
+        if (std::fwrite(buf.data(), 1, buf.size(), f) != buf.size()) {
+          std::fclose(f);
+          throw std::runtime_error("cannot write " + path);
+        }
+        buf.clear();
+      }
+    }
+    if (std::fclose(f) != 0) throw std::runtime_error("cannot write " + path);
+  }
 
   Relations<K> rel_;
   cj::Digest want_digest_;

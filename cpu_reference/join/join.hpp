@@ -36,18 +36,20 @@ inline std::uint64_t mix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// `sum` decides; the plain moments (sums of rid_R, rid_S and rid_R * rid_S, mod 2^64) are what a
+// tool outside the suite can compute too (SQL: the DuckDB anchor validates by them).
 struct Digest {
-  std::uint64_t count = 0, sum = 0;
+  std::uint64_t count = 0, sum = 0, sum_r = 0, sum_s = 0, sum_rs = 0;
   void add(Pair p) {
     ++count;
     sum += mix((std::uint64_t(p.r) << 32) | p.s);
+    sum_r += p.r;
+    sum_s += p.s;
+    sum_rs += std::uint64_t(p.r) * p.s;
   }
-  Digest& operator+=(const Digest& o) {
-    count += o.count;
-    sum += o.sum;
-    return *this;
+  friend bool operator==(const Digest& a, const Digest& b) {
+    return a.count == b.count && a.sum == b.sum && a.sum_r == b.sum_r && a.sum_s == b.sum_s && a.sum_rs == b.sum_rs;
   }
-  friend bool operator==(const Digest& a, const Digest& b) { return a.count == b.count && a.sum == b.sum; }
 };
 
 inline Digest digest(const Pair* p, std::size_t n) {

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "apps/harness/datagen.hpp"
+#include "apps/harness/device_buffer.hpp"
 #include "join_study.hpp"
 #include "relations.hpp"
 #include "variant.hpp"
@@ -26,7 +27,7 @@ namespace cj = lp::cpu::join;
 namespace {
 
 const Defs& table() {
-  static const Defs t("join", {add_cpu_variants});
+  static const Defs t("join", {add_gpu_variants, add_cpu_variants});
   return t;
 }
 
@@ -53,7 +54,7 @@ double host_result_limit() {
 template <class K>
 class JoinPoint final : public harness::TablePoint<Def> {
  public:
-  JoinPoint(const Params& p, std::uint64_t seed, bool /*device*/) : TablePoint(table()) {
+  JoinPoint(const Params& p, std::uint64_t seed, bool device) : TablePoint(table()) {
     const std::int64_t nr = harness::as_int(p, "r"), ns = harness::as_int(p, "s");
     const std::string dist = harness::as_str(p, "distribution");
     const double zipf_s = harness::as_real(p, "zipf_s"), match = harness::as_real(p, "match");
@@ -74,6 +75,13 @@ class JoinPoint final : public harness::TablePoint<Def> {
     want_digest_ = cj::reference(rel_.r, rel_.s, ctx_.band, exact);
     if (want_digest_.count > kExactPairs) std::vector<cj::Pair>().swap(want_);
     else std::sort(want_.begin(), want_.end());
+    ctx_.pairs = want_digest_.count;
+    if (device) {
+      d_r_.upload(rel_.r);
+      d_s_.upload(rel_.s);
+      ctx_.d_r = d_r_.get();
+      ctx_.d_s = d_s_.get();
+    }
   }
 
   double inputs() const override { return double(ctx_.nr + ctx_.ns); }
@@ -91,9 +99,25 @@ class JoinPoint final : public harness::TablePoint<Def> {
     return double(ctx_.nr + ctx_.ns) * double(sizeof(K) + sizeof(std::uint32_t)) + double(want_digest_.count) * sizeof(cj::Pair);
   }
 
-  void allocate(const Def&) override { out_.clear(); }
+  // GPU variants: room for exactly the reference's pairs (a join sized by its own count would
+  // allocate inside the timed region), poisoned, and the variant's scratch.
+  void allocate(const Def& d) override {
+    out_.clear();
+    if (d.kind == VariantKind::Cpu) return;
+    ctx_.capacity = want_digest_.count;
+    d_out_.resize(std::max<std::uint64_t>(1, ctx_.capacity));
+    d_out_.poison();
+    scratch_.resize(d.scratch ? d.scratch(ctx_) : 0);
+    ctx_.d_out = d_out_.get();
+    ctx_.scratch = scratch_.get();
+  }
 
-  harness::Validation check(const Def&) override {
+  harness::Validation check(const Def& d) override {
+    if (d.kind != VariantKind::Cpu) {
+      out_.resize(std::size_t(ctx_.capacity));
+      if (ctx_.capacity)
+        LP_CUDA(cudaMemcpy(out_.data(), d_out_.get(), std::size_t(ctx_.capacity) * sizeof(cj::Pair), cudaMemcpyDeviceToHost));
+    }
     const cj::Digest got = cj::digest(out_.data(), out_.size());
     if (got.count != want_digest_.count)
       return harness::Validation::fail(std::to_string(got.count) + " pairs, expected " + std::to_string(want_digest_.count));
@@ -117,7 +141,11 @@ class JoinPoint final : public harness::TablePoint<Def> {
     return out;
   }
 
-  void deallocate(const Def&) override { std::vector<cj::Pair>().swap(out_); }
+  void deallocate(const Def&) override {
+    std::vector<cj::Pair>().swap(out_);
+    d_out_.reset();
+    scratch_.reset();
+  }
 
   // The relations as r.csv and s.csv (one key per line, a tuple's rid its line number from 0) and
   // the reference's count and moments, for scripts/duckdb/duckdb_join.mjs.
@@ -157,6 +185,9 @@ class JoinPoint final : public harness::TablePoint<Def> {
   cj::Digest want_digest_;
   std::vector<cj::Pair> want_;  // the reference pairs, sorted (small results only)
   std::vector<cj::Pair> out_;
+  harness::DeviceBuffer<K> d_r_, d_s_;
+  harness::DeviceBuffer<lp::join::RidPair> d_out_;
+  harness::DeviceBuffer<unsigned char> scratch_;
 };
 
 }  // namespace

@@ -6,8 +6,11 @@
 #include <string>
 #include <vector>
 
+#include <cuda_runtime.h>
+
 #include "apps/harness/framework.hpp"
 #include "cpu_reference/join/join.hpp"
+#include "kernels/join/common.cuh"
 
 namespace lp::join_study {
 
@@ -22,6 +25,15 @@ struct Ctx {
   int threads = 0;         // CPU threads of the _mt variants (0: every core)
   int radix_bits = 0;      // hash join partitions: 2^radix_bits (0: the join's own choice)
   std::vector<cpu::join::Pair>* host_out = nullptr;  // the materialised (rid_R, rid_S) pairs
+  // GPU variants: the key columns on the device, the output (room for `capacity` pairs, the
+  // reference's count, allocated outside the timed region) and scratch.
+  const void* d_r = nullptr;
+  const void* d_s = nullptr;
+  lp::join::RidPair* d_out = nullptr;
+  std::uint64_t capacity = 0;
+  std::uint64_t pairs = 0;  // the reference's count: what a variant's supported-when may check
+  void* scratch = nullptr;
+  cudaStream_t stream = nullptr;
 };
 
 // f(K{}) for the context's key type.
@@ -32,6 +44,23 @@ void with_key(int bytes, F&& f) {
     case 8: f(std::int64_t{}); break;
     default: throw std::logic_error("join: no key type of " + std::to_string(bytes) + " bytes");
   }
+}
+
+// f(r, nr, s, ns) with the device key columns at their type: a GPU launcher.
+template <class F>
+void on_device(const Ctx& c, F&& f) {
+  with_key(c.key_bytes, [&](auto k) {
+    using K = decltype(k);
+    f(static_cast<const K*>(c.d_r), c.nr, static_cast<const K*>(c.d_s), c.ns);
+  });
+}
+
+// The key type's size-dependent answer of f<K>() (scratch sizes).
+template <class R, class F>
+R for_key(int bytes, F&& f) {
+  R out{};
+  with_key(bytes, [&](auto k) { out = f(k); });
+  return out;
 }
 
 // f(r, nr, s, ns) with the context's key columns at their type.
@@ -46,6 +75,7 @@ void on_host(const Ctx& c, F&& f) {
 using Def = harness::Variant<Ctx>;
 using Defs = harness::VariantTable<Def>;
 
+void add_gpu_variants(Defs&);  // SMJ on CUB's sort and our sorted search; ours: one global hash table
 void add_cpu_variants(Defs&);  // NINLJ (small points), SMJ and the radix hash join, one thread and all
 
 }  // namespace lp::join_study

@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "../../kernels/join/hash.hpp"
+
 namespace lp::cpu::join {
 
 struct Pair {
@@ -27,14 +29,8 @@ struct Pair {
   friend bool operator<(Pair a, Pair b) { return a.r != b.r ? a.r < b.r : a.s < b.s; }
 };
 
-// splitmix64's finaliser: a bijection, so distinct pairs hash apart.
-inline std::uint64_t mix(std::uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+// A bijection of 64-bit words, so distinct pairs hash apart (the GPU joins' hash too).
+using lp::join::mix64;
 
 // `sum` decides; the plain moments (sums of rid_R, rid_S and rid_R * rid_S, mod 2^64) are what a
 // tool outside the suite can compute too (SQL: the DuckDB anchor validates by them).
@@ -42,7 +38,7 @@ struct Digest {
   std::uint64_t count = 0, sum = 0, sum_r = 0, sum_s = 0, sum_rs = 0;
   void add(Pair p) {
     ++count;
-    sum += mix((std::uint64_t(p.r) << 32) | p.s);
+    sum += mix64((std::uint64_t(p.r) << 32) | p.s);
     sum_r += p.r;
     sum_s += p.s;
     sum_rs += std::uint64_t(p.r) * p.s;
@@ -128,10 +124,7 @@ void merge(const Tuple<K>* r, std::size_t nr, const Tuple<K>* s, std::size_t ns,
   }
 }
 
-template <class K>
-std::uint64_t key_hash(K k) {
-  return mix(std::uint64_t(std::make_unsigned_t<K>(k)));
-}
+using lp::join::key_hash;
 
 // Tuples of `keys` split into 2^bits partitions by `part(key)`, stable, on `nw` threads: each
 // thread histograms its slice, a prefix over (partition, thread) places every slice, then each

@@ -1,0 +1,104 @@
+// Every registered GPU join through the study's own points (the generator, the reference, the
+// poisoned output sized by the reference's count, the digest and pair-for-pair validation the
+// benchmark uses): odd sizes, |R| = 1 (every S tuple of a matching key joins it), both key types,
+// every distribution, no match, heavy duplicates (a few keys: long runs in R for every S tuple),
+// zipf skew, a band point (the equi-joins refuse it), several seeds; then the cases again in a
+// shuffled order, so no outcome depends on what ran before. Exit 77 (CTest: skipped) without a GPU;
+// LP_GPU_TEST_QUICK=1 (the sanitizer runs) takes fewer, smaller cases.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "apps/harness/datagen.hpp"
+#include "apps/join/join_study.hpp"
+#include "check.hpp"
+#include "check_variant.hpp"
+#include "gpu_test.hpp"
+
+namespace lp::join_study {
+const char* const kDefaultConfig = "{}";
+}
+
+using harness::Params;
+using harness::Value;
+
+namespace {
+
+struct Case {
+  std::int64_t r, s;
+  std::string key, dist;
+  double match = 1.0, zipf_s = 1.0;
+  std::int64_t band = 0;
+  std::uint64_t seed = 1;
+};
+
+}  // namespace
+
+int main() {
+  if (no_gpu("test_gpu_join")) return kSkipped;
+  const bool quick = quick_mode();
+  auto study = lp::join_study::make_study();
+  harness::Rng pick(777);
+  std::vector<Case> cases;
+  std::vector<std::int64_t> sizes = {1, 2, 31, 1000, 4099, 65537, (1 << 20) + 3};
+  if (quick) sizes = {1, 31, 4099};
+  for (const std::string key : {"int32", "int64"})
+    for (const std::string dist : {"unique", "uniform", "zipf"})
+      for (std::int64_t r : sizes)
+        cases.push_back({r, sizes[std::size_t(pick.below(sizes.size()))], key, dist, 1.0, 0.5 + pick.unit(), 0, 1 + pick.below(1000)});
+  // No match, part match; a few keys (|R| = 3: every S tuple of a key meets a run of R tuples);
+  // strong skew; a band point.
+  for (const std::string key : {"int32", "int64"}) {
+    cases.push_back({5003, 7001, key, "unique", 0.0, 1.0, 0, 3});
+    cases.push_back({5003, 7001, key, "unique", 0.37, 1.0, 0, 4});
+    cases.push_back({3, 20011, key, "uniform", 1.0, 1.0, 0, 5});
+    cases.push_back({quick ? 4099 : 200003, quick ? 8191 : 300007, key, "zipf", 1.0, 1.5, 0, 6});
+    cases.push_back({300, 500, key, "uniform", 1.0, 1.0, 2, 7});
+  }
+  for (int k = 0; k < (quick ? 2 : 6); ++k)
+    cases.push_back({1 + std::int64_t(pick.below(1 << (quick ? 12 : 20))), 1 + std::int64_t(pick.below(1 << (quick ? 12 : 20))),
+                     k % 2 ? "int64" : "int32", std::vector<std::string>{"unique", "uniform", "zipf"}[std::size_t(k % 3)], pick.unit(), 1.2, 0,
+                     pick.next()});
+
+  const std::set<std::string> names = gpu_variants(*study);
+  std::map<std::string, int> passed;
+  std::vector<std::size_t> order(cases.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::vector<std::size_t> runs = order;
+  harness::Rng shuffle(99);
+  for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[shuffle.below(i)]);
+  runs.insert(runs.end(), order.begin(), order.end());
+  for (std::size_t ri = 0; ri < runs.size(); ++ri) {
+    const Case& c = cases[runs[ri]];
+    Params p = default_params(*study);
+    p["r"] = c.r;
+    p["s"] = c.s;
+    p["key"] = c.key;
+    p["distribution"] = c.dist;
+    p["match"] = c.match;
+    p["zipf_s"] = c.zipf_s;
+    p["band"] = c.band;
+    const std::string why = study->check_params(p);
+    CHECK_MSG(why.empty(), "case refused: " << why);
+    if (!why.empty()) continue;
+    auto point = study->make_point(p, c.seed, true);
+    const std::string what = "r=" + std::to_string(c.r) + " s=" + std::to_string(c.s) + " " + c.key + " " + c.dist +
+                             " match=" + harness::to_string(Value(c.match)) + " band=" + std::to_string(c.band) + " seed=" + std::to_string(c.seed);
+    std::printf("run %zu/%zu: %s\n", ri + 1, runs.size(), what.c_str());
+    std::fflush(stdout);
+    std::vector<std::string> vs(names.begin(), names.end());
+    if (ri >= cases.size()) std::reverse(vs.begin(), vs.end());
+    for (const auto& name : vs) {
+      const VariantOutcome o = check_variant(*point, name, name + " " + what);
+      if (o == VariantOutcome::ContextLost) return test_summary("test_gpu_join");
+      if (o == VariantOutcome::Passed) ++passed[name];
+    }
+  }
+  for (const auto& name : names) CHECK_MSG(passed[name] > 0, name << " never ran");
+  for (const auto& [name, k] : passed) std::printf("  %s: %d cases passed\n", name.c_str(), k);
+  return test_summary("test_gpu_join");
+}

@@ -1,7 +1,8 @@
-// The GPU joins: He et al.'s SMJ on CUB's radix sort and our vectorized sorted search
-// (kernels/join/sort_merge.cuh), and ours, one global hash table of R probed once by S
-// (kernels/join/global_hash.cuh). Equi-joins only.
+// The GPU joins: He et al.'s blocked NINLJ (kernels/join/nested_loop.cuh; equi or band), SMJ on
+// CUB's radix sort and our vectorized sorted search (kernels/join/sort_merge.cuh), and ours, one
+// global hash table of R probed once by S (kernels/join/global_hash.cuh).
 #include "kernels/join/global_hash.cuh"
+#include "kernels/join/nested_loop.cuh"
 #include "kernels/join/sort_merge.cuh"
 #include "variant.hpp"
 
@@ -17,6 +18,15 @@ std::string equi(const Ctx& c) { return c.band == 0 ? std::string() : std::strin
 }  // namespace
 
 void add_gpu_variants(Defs& d) {
+  d.add({"nlj", VariantKind::Ours,
+         "NINLJ (He et al. 4.1), blocked: a block stages 2048 S keys in shared memory and streams R past them; equi or band "
+         "predicate (|R| |S| <= 2^40)",
+         {}, [](const Ctx& c) { return jk::nested_loop_unsupported(c.nr, c.ns); }, [](const Ctx&) { return jk::nested_loop_scratch_bytes(); },
+         [](Ctx& c) {
+           on_device(c, [&](const auto* r, std::int64_t nr, const auto* s, std::int64_t ns) {
+             jk::nested_loop_join(r, nr, s, ns, c.band, c.d_out, c.capacity, c.scratch, c.stream);
+           });
+         }});
   d.add({"smj", VariantKind::Ours,
          "SMJ (He et al. 4.3): CUB radix sort of both relations (rids carried), ModernGPU's sorted search for each S key's range of "
          "equal R keys (lower bound, SortedEqualityCount), a scan of the counts, then each S tuple writes its pairs",

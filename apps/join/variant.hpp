@@ -75,7 +75,7 @@ void on_host(const Ctx& c, F&& f) {
 using Def = harness::Variant<Ctx>;
 using Defs = harness::VariantTable<Def>;
 
-void add_gpu_variants(Defs&);  // SMJ on CUB's sort and our sorted search; ours: one global hash table
+void add_gpu_variants(Defs&);  // NINLJ (equi and band), SMJ on CUB's sort and our sorted search; ours: one global hash table
 void add_cpu_variants(Defs&);  // NINLJ (small points), SMJ and the radix hash join, one thread and all
 
 }  // namespace lp::join_study

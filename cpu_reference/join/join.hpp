@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "../../kernels/join/hash.hpp"
+#include "../../kernels/join/keys.hpp"
 
 namespace lp::cpu::join {
 
@@ -54,14 +54,7 @@ inline Digest digest(const Pair* p, std::size_t n) {
   return d;
 }
 
-// |a - b| <= band without overflow for any two keys of the type (the difference of two int64 keys
-// fits an unsigned 64-bit word).
-template <class K>
-bool within(K a, K b, std::uint64_t band) {
-  using U = std::make_unsigned_t<K>;
-  const std::uint64_t d = a < b ? std::uint64_t(U(b) - U(a)) : std::uint64_t(U(a) - U(b));
-  return d <= band;
-}
+using lp::join::within;
 
 template <class K>
 struct Tuple {

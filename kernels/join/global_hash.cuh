@@ -33,9 +33,9 @@ __global__ void build_kernel(const K* __restrict__ r, std::int64_t nr, K* __rest
   }
 }
 
-// One S tuple per thread and step; the warp loops while any lane's run has slots left, and writes
-// its matches of the step at a position it reserves with one atomicAdd. The loop is warp-uniform
-// (every lane runs every step), so the ballots see the whole warp.
+// One S tuple per thread and step; the warp loops while any lane's run has slots left, and appends
+// its matches of the step together (warp_append). The loop is warp-uniform (every lane runs every
+// step), so the ballots see the whole warp.
 template <class K>
 __global__ void probe_kernel(const K* __restrict__ s, std::int64_t ns, const K* __restrict__ keys, const std::uint32_t* __restrict__ tags,
                              std::uint64_t mask, RidPair* __restrict__ out, std::uint64_t capacity,
@@ -51,16 +51,7 @@ __global__ void probe_kernel(const K* __restrict__ s, std::int64_t ns, const K* 
       std::uint32_t tag = active ? tags[h] : 0u;
       if (tag == 0u) active = false;  // the run ended: no more matches for this lane
       const bool hit = active && keys[h] == k;
-      const unsigned hits = __ballot_sync(0xffffffffu, hit);
-      if (hits) {
-        unsigned long long first = 0;
-        if (lane == 0) first = atomicAdd(cursor, (unsigned long long)__popc(hits));
-        first = __shfl_sync(0xffffffffu, first, 0);
-        if (hit) {
-          const std::uint64_t o = first + std::uint64_t(__popc(hits & ((1u << lane) - 1u)));
-          if (o < capacity) out[o] = RidPair{tag - 1, std::uint32_t(j)};
-        }
-      }
+      warp_append(hit, RidPair{tag - 1, std::uint32_t(j)}, out, capacity, cursor);
       h = (h + 1) & mask;
     }
   }

@@ -3,12 +3,16 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <string>
+#include <vector>
 
+#include "apps/harness/datagen.hpp"
 #include "apps/harness/study.hpp"
 #include "check.hpp"
 
@@ -69,4 +73,45 @@ inline std::set<std::string> gpu_variants(const harness::Study& study) {
   for (const auto& v : study.variants())
     if (v.kind != harness::VariantKind::Cpu && (!only || listed(only, v.name)) && !listed(skip, v.name)) names.insert(v.name);
   return names;
+}
+
+// A study's test case: a point's parameters, its seed, and how failures name it.
+struct TestCase {
+  harness::Params params;
+  std::uint64_t seed = 1;
+  std::string what;
+};
+
+// Every GPU variant of `study` through every case, forward, then every case again in a shuffled
+// order with the variants reversed (fresh points from the same seeds), so that no outcome depends
+// on what ran before; then a CHECK that each variant passed somewhere, and a count per variant.
+// Returns false when a kernel failure lost the CUDA context (the test should stop).
+inline bool run_cases_in_two_orders(const harness::Study& study, const std::vector<TestCase>& cases) {
+  const std::set<std::string> names = gpu_variants(study);
+  std::map<std::string, int> passed;
+  std::vector<std::size_t> order(cases.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::vector<std::size_t> runs = order;
+  harness::Rng shuffle(99);
+  for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[shuffle.below(i)]);
+  runs.insert(runs.end(), order.begin(), order.end());
+  for (std::size_t ri = 0; ri < runs.size(); ++ri) {
+    const TestCase& c = cases[runs[ri]];
+    const std::string why = study.check_params(c.params);
+    CHECK_MSG(why.empty(), "case refused: " << why << " (" << c.what << ")");
+    if (!why.empty()) continue;
+    auto point = study.make_point(c.params, c.seed, true);
+    std::printf("run %zu/%zu: %s\n", ri + 1, runs.size(), c.what.c_str());
+    std::fflush(stdout);
+    std::vector<std::string> vs(names.begin(), names.end());
+    if (ri >= cases.size()) std::reverse(vs.begin(), vs.end());
+    for (const auto& name : vs) {
+      const VariantOutcome o = check_variant(*point, name, name + " " + c.what);
+      if (o == VariantOutcome::ContextLost) return false;
+      if (o == VariantOutcome::Passed) ++passed[name];
+    }
+  }
+  for (const auto& name : names) CHECK_MSG(passed[name] > 0, name << " never ran");
+  for (const auto& [name, k] : passed) std::printf("  %s: %d cases passed\n", name.c_str(), k);
+  return true;
 }

@@ -64,16 +64,8 @@ int main() {
                      k % 2 ? "int64" : "int32", std::vector<std::string>{"unique", "uniform", "zipf"}[std::size_t(k % 3)], pick.unit(), 1.2, 0,
                      pick.next()});
 
-  const std::set<std::string> names = gpu_variants(*study);
-  std::map<std::string, int> passed;
-  std::vector<std::size_t> order(cases.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::vector<std::size_t> runs = order;
-  harness::Rng shuffle(99);
-  for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[shuffle.below(i)]);
-  runs.insert(runs.end(), order.begin(), order.end());
-  for (std::size_t ri = 0; ri < runs.size(); ++ri) {
-    const Case& c = cases[runs[ri]];
+  std::vector<TestCase> tests;
+  for (const Case& c : cases) {
     Params p = default_params(*study);
     p["r"] = c.r;
     p["s"] = c.s;
@@ -82,23 +74,10 @@ int main() {
     p["match"] = c.match;
     p["zipf_s"] = c.zipf_s;
     p["band"] = c.band;
-    const std::string why = study->check_params(p);
-    CHECK_MSG(why.empty(), "case refused: " << why);
-    if (!why.empty()) continue;
-    auto point = study->make_point(p, c.seed, true);
-    const std::string what = "r=" + std::to_string(c.r) + " s=" + std::to_string(c.s) + " " + c.key + " " + c.dist +
-                             " match=" + harness::to_string(Value(c.match)) + " band=" + std::to_string(c.band) + " seed=" + std::to_string(c.seed);
-    std::printf("run %zu/%zu: %s\n", ri + 1, runs.size(), what.c_str());
-    std::fflush(stdout);
-    std::vector<std::string> vs(names.begin(), names.end());
-    if (ri >= cases.size()) std::reverse(vs.begin(), vs.end());
-    for (const auto& name : vs) {
-      const VariantOutcome o = check_variant(*point, name, name + " " + what);
-      if (o == VariantOutcome::ContextLost) return test_summary("test_gpu_join");
-      if (o == VariantOutcome::Passed) ++passed[name];
-    }
+    tests.push_back({p, c.seed,
+                     "r=" + std::to_string(c.r) + " s=" + std::to_string(c.s) + " " + c.key + " " + c.dist + " match=" +
+                         harness::to_string(Value(c.match)) + " band=" + std::to_string(c.band) + " seed=" + std::to_string(c.seed)});
   }
-  for (const auto& name : names) CHECK_MSG(passed[name] > 0, name << " never ran");
-  for (const auto& [name, k] : passed) std::printf("  %s: %d cases passed\n", name.c_str(), k);
+  run_cases_in_two_orders(*study, tests);
   return test_summary("test_gpu_join");
 }

@@ -93,37 +93,11 @@ int main() {
     for (const std::string type : {"u8", "u16", "u64"}) cases.push_back({200003, type, 7, 0.3, "clustered", 0, dense, 9});
   if (quick) cases.resize(std::min<std::size_t>(cases.size(), 90));
 
-  const std::set<std::string> names = gpu_variants(*study);
-  std::map<std::string, int> passed;
-  // Forward, then every case again in a shuffled order (fresh points from the same seeds).
-  std::vector<std::size_t> order(cases.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::vector<std::size_t> runs = order;
-  harness::Rng shuffle(99);
-  for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[shuffle.below(i)]);
-  runs.insert(runs.end(), order.begin(), order.end());
-  for (std::size_t ri = 0; ri < runs.size(); ++ri) {
-    const Case& c = cases[runs[ri]];
-    Params p = params_for(*study, c);
-    const std::string why = study->check_params(p);
-    CHECK_MSG(why.empty(), "case refused: " << why);
-    if (!why.empty()) continue;
-    auto point = study->make_point(p, c.seed, true);
-    const std::string what = "n=" + std::to_string(c.n) + " " + c.type + " w=" + std::to_string(c.w) + " rate=" + harness::to_string(Value(c.rate)) +
-                             " " + c.patches + " threads=" + std::to_string(c.threads) + " dense=" + std::to_string(c.dense) +
-                             " seed=" + std::to_string(c.seed);
-    std::printf("run %zu/%zu: %s\n", ri + 1, runs.size(), what.c_str());
-    std::fflush(stdout);
-    // Variants in a different order on each pass.
-    std::vector<std::string> vs(names.begin(), names.end());
-    if (ri >= cases.size()) std::reverse(vs.begin(), vs.end());
-    for (const auto& name : vs) {
-      const VariantOutcome o = check_variant(*point, name, name + " " + what);
-      if (o == VariantOutcome::ContextLost) return test_summary("test_gpu_patched");
-      if (o == VariantOutcome::Passed) ++passed[name];
-    }
-  }
-  for (const auto& name : names) CHECK_MSG(passed[name] > 0, name << " never ran");
-  for (const auto& [name, k] : passed) std::printf("  %s: %d cases passed\n", name.c_str(), k);
+  std::vector<TestCase> tests;
+  for (const Case& c : cases)
+    tests.push_back({params_for(*study, c), c.seed,
+                     "n=" + std::to_string(c.n) + " " + c.type + " w=" + std::to_string(c.w) + " rate=" + harness::to_string(Value(c.rate)) + " " +
+                         c.patches + " threads=" + std::to_string(c.threads) + " dense=" + std::to_string(c.dense) + " seed=" + std::to_string(c.seed)});
+  run_cases_in_two_orders(*study, tests);
   return test_summary("test_gpu_patched");
 }

@@ -28,31 +28,31 @@ void add_cpu_variants(Defs& d) {
   d.add({"cpu_nlj", VariantKind::Cpu,
          "NINLJ (He et al. 4.1) on one thread: S in L1-sized blocks, R streamed past each; equi or band predicate", {},
          nested_loop_unsupported, {}, [](Ctx& c) {
-           on_host(c, [&](const auto* r, std::size_t nr, const auto* s, std::size_t ns) { cj::nested_loop(r, nr, s, ns, c.band, *c.host_out); });
+           on_host(c, [&](const auto* r, std::size_t nr, const auto* s, std::size_t ns, auto*) { cj::nested_loop(r, nr, s, ns, c.band, *c.host_out); });
          }});
   d.add({"cpu_smj", VariantKind::Cpu, "SMJ (He et al. 4.3) on one thread: std::sort both relations by key, merge", {}, equi_only, {},
          [](Ctx& c) {
-           on_host(c, [&](const auto* r, std::size_t nr, const auto* s, std::size_t ns) { cj::sort_merge(r, nr, s, ns, *c.host_out); });
+           on_host(c, [&](const auto* r, std::size_t nr, const auto* s, std::size_t ns, auto* ws) { cj::sort_merge(r, nr, s, ns, *c.host_out, ws); });
          }});
   d.add({"cpu_smj_mt", VariantKind::Cpu,
          "SMJ on every core (`threads`): both relations range-partitioned on the key's top bits, each partition pair sorted and merged",
          {}, equi_only, {}, [](Ctx& c) {
-           on_host(c, [&](const auto* r, std::size_t nr, const auto* s, std::size_t ns) {
-             cj::sort_merge_mt(r, nr, s, ns, c.threads, *c.host_out);
+           on_host(c, [&](const auto* r, std::size_t nr, const auto* s, std::size_t ns, auto* ws) {
+             cj::sort_merge_mt(r, nr, s, ns, c.threads, *c.host_out, ws);
            });
          }});
   d.add({"cpu_hj", VariantKind::Cpu,
          "HJ (He et al. 4.4) on one thread: radix-partitioned on a hash of the key into L2-sized partitions, then a bucket-chained "
          "table per partition, built on R, probed with S",
          {}, equi_only, {}, [](Ctx& c) {
-           on_host(c, [&](const auto* r, std::size_t nr, const auto* s, std::size_t ns) {
-             cj::hash_join(r, nr, s, ns, 1, c.radix_bits, *c.host_out);
+           on_host(c, [&](const auto* r, std::size_t nr, const auto* s, std::size_t ns, auto* ws) {
+             cj::hash_join(r, nr, s, ns, 1, c.radix_bits, *c.host_out, ws);
            });
          }});
   d.add({"cpu_hj_mt", VariantKind::Cpu, "the radix hash join on every core (`threads`): partitioning and the partitions' joins in parallel",
          {}, equi_only, {}, [](Ctx& c) {
-           on_host(c, [&](const auto* r, std::size_t nr, const auto* s, std::size_t ns) {
-             cj::hash_join(r, nr, s, ns, c.threads, c.radix_bits, *c.host_out);
+           on_host(c, [&](const auto* r, std::size_t nr, const auto* s, std::size_t ns, auto* ws) {
+             cj::hash_join(r, nr, s, ns, c.threads, c.radix_bits, *c.host_out, ws);
            });
          }});
 }

@@ -71,6 +71,7 @@ class JoinPoint final : public harness::TablePoint<Def> {
     ctx_.threads = int(harness::as_int(p, "threads"));
     ctx_.radix_bits = int(harness::as_int(p, "radix_bits"));
     ctx_.host_out = &out_;
+    ctx_.workspace = &ws_;
     std::vector<cj::Pair>* exact = &want_;
     want_digest_ = cj::reference(rel_.r, rel_.s, ctx_.band, exact);
     if (want_digest_.count > kExactPairs) std::vector<cj::Pair>().swap(want_);
@@ -141,7 +142,10 @@ class JoinPoint final : public harness::TablePoint<Def> {
     return out;
   }
 
+  // The CPU joins' memory goes with the variant (its repetitions reuse it; the next variant starts
+  // afresh), so no variant's timing depends on which ran before it.
   void deallocate(const Def&) override {
+    ws_ = {};
     std::vector<cj::Pair>().swap(out_);
     d_out_.reset();
     scratch_.reset();
@@ -185,6 +189,7 @@ class JoinPoint final : public harness::TablePoint<Def> {
   cj::Digest want_digest_;
   std::vector<cj::Pair> want_;  // the reference pairs, sorted (small results only)
   std::vector<cj::Pair> out_;
+  cj::Workspace<K> ws_;
   harness::DeviceBuffer<K> d_r_, d_s_;
   harness::DeviceBuffer<lp::join::RidPair> d_out_;
   harness::DeviceBuffer<unsigned char> scratch_;

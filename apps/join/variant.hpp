@@ -25,6 +25,7 @@ struct Ctx {
   int threads = 0;         // CPU threads of the _mt variants (0: every core)
   int radix_bits = 0;      // hash join partitions: 2^radix_bits (0: the join's own choice)
   std::vector<cpu::join::Pair>* host_out = nullptr;  // the materialised (rid_R, rid_S) pairs
+  void* workspace = nullptr;  // the CPU joins' cpu::join::Workspace<K>, kept by the point across runs
   // GPU variants: the key columns on the device, the output (room for `capacity` pairs, the
   // reference's count, allocated outside the timed region) and scratch.
   const void* d_r = nullptr;
@@ -63,12 +64,12 @@ R for_key(int bytes, F&& f) {
   return out;
 }
 
-// f(r, nr, s, ns) with the context's key columns at their type.
+// f(r, nr, s, ns, workspace) with the context's key columns and the CPU joins' workspace at their type.
 template <class F>
 void on_host(const Ctx& c, F&& f) {
   with_key(c.key_bytes, [&](auto k) {
     using K = decltype(k);
-    f(static_cast<const K*>(c.r), std::size_t(c.nr), static_cast<const K*>(c.s), std::size_t(c.ns));
+    f(static_cast<const K*>(c.r), std::size_t(c.nr), static_cast<const K*>(c.s), std::size_t(c.ns), static_cast<cpu::join::Workspace<K>*>(c.workspace));
   });
 }
 

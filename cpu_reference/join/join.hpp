@@ -62,6 +62,17 @@ struct Tuple {
   std::uint32_t rid;
 };
 
+// What a join allocates, kept by the caller across calls so that a repeated join reuses its memory
+// as a database's buffer pool would, instead of paying fresh pages every run (on a VM a page fault
+// can cost more than the join's work on it). Any workspace gives the same result.
+template <class K>
+struct Workspace {
+  std::vector<Tuple<K>> r, s;                          // R's and S's tuples, partitioned or sorted
+  std::vector<std::size_t> r_offsets, s_offsets, hist;  // partition bounds, the partitioning's counts
+  std::vector<std::vector<Pair>> parts;                // per thread: its pairs
+  std::vector<std::vector<std::uint32_t>> heads, links;  // per thread: its partition's hash table
+};
+
 namespace detail {
 
 inline unsigned workers(int threads) {
@@ -78,21 +89,19 @@ inline void on_threads(unsigned n, const std::function<void(unsigned)>& f) {
 }
 
 // The per-thread results into one array: what a join hands its consumer.
-inline void concat(std::vector<std::vector<Pair>>& parts, std::vector<Pair>& out) {
-  std::vector<std::size_t> at(parts.size() + 1, 0);
-  for (std::size_t i = 0; i < parts.size(); ++i) at[i + 1] = at[i] + parts[i].size();
+inline void concat(const std::vector<std::vector<Pair>>& parts, unsigned nw, std::vector<Pair>& out) {
+  std::vector<std::size_t> at(nw + 1, 0);
+  for (unsigned i = 0; i < nw; ++i) at[i + 1] = at[i] + parts[i].size();
   out.resize(at.back());
-  on_threads(unsigned(parts.size()), [&](unsigned w) {
+  on_threads(nw, [&](unsigned w) {
     if (!parts[w].empty()) std::memcpy(out.data() + at[w], parts[w].data(), parts[w].size() * sizeof(Pair));
-    std::vector<Pair>().swap(parts[w]);
   });
 }
 
 template <class K>
-std::vector<Tuple<K>> tuples(const K* keys, std::size_t n) {
-  std::vector<Tuple<K>> t(n);
+void tuples(const K* keys, std::size_t n, std::vector<Tuple<K>>& t) {
+  t.resize(n);
   for (std::size_t i = 0; i < n; ++i) t[i] = {keys[i], std::uint32_t(i)};
-  return t;
 }
 
 // Both relations sorted by key: emit the cross product of every run of equal keys.
@@ -121,17 +130,23 @@ using lp::join::key_hash;
 
 // Tuples of `keys` split into 2^bits partitions by `part(key)`, stable, on `nw` threads: each
 // thread histograms its slice, a prefix over (partition, thread) places every slice, then each
-// thread scatters its own. Returns the tuples and the partition offsets (2^bits + 1).
+// thread scatters its own. Fills `out` with the tuples and `offsets` with the partition bounds
+// (2^bits + 1); `hist` is scratch.
 template <class K, class Part>
-std::pair<std::vector<Tuple<K>>, std::vector<std::size_t>> partition(const K* keys, std::size_t n, int bits, unsigned nw, Part part) {
+void partition(const K* keys, std::size_t n, int bits, unsigned nw, Part part, std::vector<Tuple<K>>& out, std::vector<std::size_t>& offsets,
+               std::vector<std::size_t>& hist) {
   const std::size_t parts = std::size_t(1) << bits;
-  std::vector<std::size_t> hist(parts * nw, 0);  // [partition][thread]
+  hist.assign(parts * nw, 0);  // [partition][thread]
   auto slice = [&](unsigned w) { return std::pair<std::size_t, std::size_t>(n * w / nw, n * (w + 1) / nw); };
+  // Each thread counts and later places with its own array (the shared [partition][thread] table
+  // would put both threads' counters in one cache line).
   on_threads(nw, [&](unsigned w) {
     const auto [lo, hi] = slice(w);
-    for (std::size_t i = lo; i < hi; ++i) ++hist[part(keys[i]) * nw + w];
+    std::vector<std::size_t> mine(parts, 0);
+    for (std::size_t i = lo; i < hi; ++i) ++mine[part(keys[i])];
+    for (std::size_t p = 0; p < parts; ++p) hist[p * nw + w] = mine[p];
   });
-  std::vector<std::size_t> offsets(parts + 1, 0);
+  offsets.assign(parts + 1, 0);
   std::size_t at = 0;
   for (std::size_t p = 0; p < parts; ++p) {
     offsets[p] = at;
@@ -142,21 +157,26 @@ std::pair<std::vector<Tuple<K>>, std::vector<std::size_t>> partition(const K* ke
     }
   }
   offsets[parts] = at;
-  std::vector<Tuple<K>> out(n);
+  out.resize(n);
   on_threads(nw, [&](unsigned w) {
     const auto [lo, hi] = slice(w);
-    for (std::size_t i = lo; i < hi; ++i) out[hist[part(keys[i]) * nw + w]++] = {keys[i], std::uint32_t(i)};
+    std::vector<std::size_t> at(parts);
+    for (std::size_t p = 0; p < parts; ++p) at[p] = hist[p * nw + w];
+    for (std::size_t i = lo; i < hi; ++i) out[at[part(keys[i])]++] = {keys[i], std::uint32_t(i)};
   });
-  return {std::move(out), std::move(offsets)};
 }
 
-// Work items [0, n) handed out one at a time to `nw` threads, each with its own output.
-inline void for_each_item(std::size_t n, unsigned nw, std::vector<std::vector<Pair>>& parts,
-                          const std::function<void(std::size_t, std::vector<Pair>&)>& f) {
-  parts.assign(nw, {});
+// Work items [0, n) handed out one at a time to `nw` threads, each with its own output, reserved
+// for `expect` pairs in all (its share of them), so that the outputs do not grow by copies.
+// f(item, worker, worker's output).
+inline void for_each_item(std::size_t n, unsigned nw, std::size_t expect, std::vector<std::vector<Pair>>& parts,
+                          const std::function<void(std::size_t, unsigned, std::vector<Pair>&)>& f) {
+  if (parts.size() < nw) parts.resize(nw);
   std::atomic<std::size_t> next{0};
   on_threads(nw, [&](unsigned w) {
-    for (std::size_t i; (i = next.fetch_add(1)) < n;) f(i, parts[w]);
+    parts[w].clear();  // keeps its memory
+    parts[w].reserve(expect / nw + expect / (8 * nw) + 64);
+    for (std::size_t i; (i = next.fetch_add(1)) < n;) f(i, w, parts[w]);
   });
 }
 
@@ -167,7 +187,8 @@ inline void for_each_item(std::size_t n, unsigned nw, std::vector<std::vector<Pa
 // `pairs` (optional) receives the result; the digest is always returned.
 template <class K>
 Digest reference(const std::vector<K>& r, const std::vector<K>& s, std::uint64_t band, std::vector<Pair>* pairs = nullptr) {
-  std::vector<Tuple<K>> t = detail::tuples(r.data(), r.size());
+  std::vector<Tuple<K>> t;
+  detail::tuples(r.data(), r.size(), t);
   std::sort(t.begin(), t.end(), [](const Tuple<K>& a, const Tuple<K>& b) { return a.key != b.key ? a.key < b.key : a.rid < b.rid; });
   constexpr K kMin = std::numeric_limits<K>::lowest(), kMax = std::numeric_limits<K>::max();
   Digest d;
@@ -203,21 +224,26 @@ void nested_loop(const K* r, std::size_t nr, const K* s, std::size_t ns, std::ui
 
 // SMJ (He et al. 4.3) on one thread: sort both relations by key, merge.
 template <class K>
-void sort_merge(const K* r, std::size_t nr, const K* s, std::size_t ns, std::vector<Pair>& out) {
+void sort_merge(const K* r, std::size_t nr, const K* s, std::size_t ns, std::vector<Pair>& out, Workspace<K>* ws = nullptr) {
+  Workspace<K> local;
+  Workspace<K>& w = ws ? *ws : local;
   auto by_key = [](const Tuple<K>& a, const Tuple<K>& b) { return a.key < b.key; };
-  std::vector<Tuple<K>> tr = detail::tuples(r, nr), ts = detail::tuples(s, ns);
-  std::sort(tr.begin(), tr.end(), by_key);
-  std::sort(ts.begin(), ts.end(), by_key);
+  detail::tuples(r, nr, w.r);
+  detail::tuples(s, ns, w.s);
+  std::sort(w.r.begin(), w.r.end(), by_key);
+  std::sort(w.s.begin(), w.s.end(), by_key);
   out.clear();
-  detail::merge(tr.data(), nr, ts.data(), ns, out);
+  detail::merge(w.r.data(), nr, w.s.data(), ns, out);
 }
 
 // SMJ on every core: both relations range-partitioned on the key's top bits (after the minimum
 // is subtracted) so that partition p of R can only match partition p of S, then each partition
 // pair sorted and merged by whichever thread takes it.
 template <class K>
-void sort_merge_mt(const K* r, std::size_t nr, const K* s, std::size_t ns, int threads, std::vector<Pair>& out) {
+void sort_merge_mt(const K* r, std::size_t nr, const K* s, std::size_t ns, int threads, std::vector<Pair>& out, Workspace<K>* ws = nullptr) {
   using U = std::make_unsigned_t<K>;
+  Workspace<K> local;
+  Workspace<K>& w = ws ? *ws : local;
   const unsigned nw = detail::workers(threads);
   K lo = std::numeric_limits<K>::max(), hi = std::numeric_limits<K>::lowest();
   for (std::size_t i = 0; i < nr; ++i) lo = std::min(lo, r[i]), hi = std::max(hi, r[i]);
@@ -232,21 +258,18 @@ void sort_merge_mt(const K* r, std::size_t nr, const K* s, std::size_t ns, int t
   // Keys of S outside R's range match nothing: they go to a partition of their own (the last + 1).
   auto part_r = [=](K k) { return std::size_t(std::uint64_t(U(k) - U(lo)) >> shift); };
   auto part_s = [=](K k) { return k < lo || k > hi ? parts : std::size_t(std::uint64_t(U(k) - U(lo)) >> shift); };
-  auto pr = detail::partition(r, nr, bits, nw, part_r);
-  auto ps = detail::partition(s, ns, bits + 1, nw, part_s);
-  std::vector<Tuple<K>>&tr = pr.first, &ts = ps.first;
-  const std::vector<std::size_t>&orr = pr.second, &os = ps.second;
-  std::vector<std::vector<Pair>> results;
+  detail::partition(r, nr, bits, nw, part_r, w.r, w.r_offsets, w.hist);
+  detail::partition(s, ns, bits + 1, nw, part_s, w.s, w.s_offsets, w.hist);
   auto by_key = [](const Tuple<K>& a, const Tuple<K>& b) { return a.key < b.key; };
-  detail::for_each_item(parts, nw, results, [&](std::size_t p, std::vector<Pair>& mine) {
-    Tuple<K>*a = tr.data() + orr[p], *b = ts.data() + os[p];
-    const std::size_t na = orr[p + 1] - orr[p], nb = os[p + 1] - os[p];
+  detail::for_each_item(parts, nw, ns, w.parts, [&](std::size_t p, unsigned, std::vector<Pair>& mine) {
+    Tuple<K>*a = w.r.data() + w.r_offsets[p], *b = w.s.data() + w.s_offsets[p];
+    const std::size_t na = w.r_offsets[p + 1] - w.r_offsets[p], nb = w.s_offsets[p + 1] - w.s_offsets[p];
     if (na == 0 || nb == 0) return;
     std::sort(a, a + na, by_key);
     std::sort(b, b + nb, by_key);
     detail::merge(a, na, b, nb, mine);
   });
-  detail::concat(results, out);
+  detail::concat(w.parts, nw, out);
 }
 
 // The partition bits of the hash join: R's partitions of about 2^13 tuples (64-128 KiB with the
@@ -262,25 +285,30 @@ inline int hash_join_bits(std::size_t nr, int asked) {
 // per partition a bucket-chained table built on R's tuples and probed with S's; partitions handed
 // to `threads` threads (1: the single-threaded join; 0: every core).
 template <class K>
-void hash_join(const K* r, std::size_t nr, const K* s, std::size_t ns, int threads, int radix_bits, std::vector<Pair>& out) {
+void hash_join(const K* r, std::size_t nr, const K* s, std::size_t ns, int threads, int radix_bits, std::vector<Pair>& out,
+               Workspace<K>* ws = nullptr) {
+  Workspace<K> local;
+  Workspace<K>& w = ws ? *ws : local;
   const unsigned nw = detail::workers(threads);
   const int bits = hash_join_bits(nr, radix_bits);
   const std::uint64_t mask = (std::uint64_t(1) << bits) - 1;
   auto part = [=](K k) { return std::size_t(detail::key_hash(k) & mask); };
-  const auto pr = detail::partition(r, nr, bits, nw, part);
-  const auto ps = detail::partition(s, ns, bits, nw, part);
-  const std::vector<Tuple<K>>&tr = pr.first, &ts = ps.first;
-  const std::vector<std::size_t>&orr = pr.second, &os = ps.second;
-  std::vector<std::vector<Pair>> results;
-  detail::for_each_item(std::size_t(1) << bits, nw, results, [&](std::size_t p, std::vector<Pair>& mine) {
-    const Tuple<K>* a = tr.data() + orr[p];
-    const Tuple<K>* b = ts.data() + os[p];
-    const std::size_t na = orr[p + 1] - orr[p], nb = os[p + 1] - os[p];
+  detail::partition(r, nr, bits, nw, part, w.r, w.r_offsets, w.hist);
+  detail::partition(s, ns, bits, nw, part, w.s, w.s_offsets, w.hist);
+  // Each thread's table (heads and links), kept across its partitions and calls.
+  if (w.heads.size() < nw) w.heads.resize(nw), w.links.resize(nw);
+  detail::for_each_item(std::size_t(1) << bits, nw, ns, w.parts, [&](std::size_t p, unsigned t, std::vector<Pair>& mine) {
+    const Tuple<K>* a = w.r.data() + w.r_offsets[p];
+    const Tuple<K>* b = w.s.data() + w.s_offsets[p];
+    const std::size_t na = w.r_offsets[p + 1] - w.r_offsets[p], nb = w.s_offsets[p + 1] - w.s_offsets[p];
     if (na == 0 || nb == 0) return;
     std::size_t slots = 1;
     while (slots < 2 * na) slots <<= 1;
-    // Heads and links, the hash's bits above the partition's choosing the slot.
-    std::vector<std::uint32_t> head(slots, ~0u), next(na);
+    std::vector<std::uint32_t>& head = w.heads[t];
+    std::vector<std::uint32_t>& next = w.links[t];
+    head.assign(slots, ~0u);
+    if (next.size() < na) next.resize(na);
+    // The hash's bits above the partition's choose the slot.
     for (std::size_t i = 0; i < na; ++i) {
       const std::size_t h = std::size_t(detail::key_hash(a[i].key) >> bits) & (slots - 1);
       next[i] = head[h];
@@ -292,7 +320,7 @@ void hash_join(const K* r, std::size_t nr, const K* s, std::size_t ns, int threa
         if (a[i].key == b[j].key) mine.push_back({a[i].rid, b[j].rid});
     }
   });
-  detail::concat(results, out);
+  detail::concat(w.parts, nw, out);
 }
 
 }  // namespace lp::cpu::join

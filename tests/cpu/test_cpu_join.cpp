@@ -47,15 +47,20 @@ void all_joins(const std::vector<K>& r, const std::vector<K>& s, std::uint64_t b
   cj::nested_loop(r.data(), r.size(), s.data(), s.size(), band, got);
   CHECK_MSG(sorted(got) == want, "nested_loop band=" << band << " " << what);
   if (band != 0) return;  // the rest are equi-joins
-  cj::sort_merge(r.data(), r.size(), s.data(), s.size(), got);
-  CHECK_MSG(sorted(got) == want, "sort_merge " << what);
-  for (int threads : {1, 2, 3, 8}) {
-    cj::sort_merge_mt(r.data(), r.size(), s.data(), s.size(), threads, got);
-    CHECK_MSG(sorted(got) == want, "sort_merge_mt threads=" << threads << " " << what);
-    for (int bits : {0, 1, 5, 11}) {
-      cj::hash_join(r.data(), r.size(), s.data(), s.size(), threads, bits, got);
-      CHECK_MSG(sorted(got) == want, "hash_join threads=" << threads << " bits=" << bits << " " << what);
-      CHECK_MSG(cj::digest(got.data(), got.size()) == dw, "hash_join digest " << what);
+  // One workspace for every join of the test (every size, thread count and partitioning, in turn):
+  // what a join leaves in it must never change the next one's result. And none (a fresh one).
+  static cj::Workspace<K> kept;
+  for (cj::Workspace<K>* ws : {&kept, static_cast<cj::Workspace<K>*>(nullptr)}) {
+    cj::sort_merge(r.data(), r.size(), s.data(), s.size(), got, ws);
+    CHECK_MSG(sorted(got) == want, "sort_merge " << what);
+    for (int threads : {1, 2, 3, 8}) {
+      cj::sort_merge_mt(r.data(), r.size(), s.data(), s.size(), threads, got, ws);
+      CHECK_MSG(sorted(got) == want, "sort_merge_mt threads=" << threads << " " << what);
+      for (int bits : {0, 1, 5, 11}) {
+        cj::hash_join(r.data(), r.size(), s.data(), s.size(), threads, bits, got, ws);
+        CHECK_MSG(sorted(got) == want, "hash_join threads=" << threads << " bits=" << bits << " " << what);
+        CHECK_MSG(cj::digest(got.data(), got.size()) == dw, "hash_join digest " << what);
+      }
     }
   }
 }

@@ -40,7 +40,7 @@ void add_gpu_variants(Defs& d) {
          },
          [](Ctx& c) {
            on_device(c, [&](const auto* r, std::int64_t nr, const auto* s, std::int64_t ns) {
-             jk::sort_merge_join(r, nr, s, ns, c.d_out, c.capacity, c.scratch, c.stream);
+             jk::sort_merge_join(r, nr, s, ns, c.d_out, c.capacity, c.scratch, c.scratch_bytes, c.stream);
            });
          }});
   d.add({"global_hash", VariantKind::Ours,

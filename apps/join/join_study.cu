@@ -108,7 +108,8 @@ class JoinPoint final : public harness::TablePoint<Def> {
     ctx_.capacity = want_digest_.count;
     d_out_.resize(std::max<std::uint64_t>(1, ctx_.capacity));
     d_out_.poison();
-    scratch_.resize(d.scratch ? d.scratch(ctx_) : 0);
+    ctx_.scratch_bytes = d.scratch ? d.scratch(ctx_) : 0;
+    scratch_.resize(ctx_.scratch_bytes);
     ctx_.d_out = d_out_.get();
     ctx_.scratch = scratch_.get();
   }

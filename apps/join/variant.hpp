@@ -34,6 +34,7 @@ struct Ctx {
   std::uint64_t capacity = 0;
   std::uint64_t pairs = 0;  // the reference's count: what a variant's supported-when may check
   void* scratch = nullptr;
+  std::size_t scratch_bytes = 0;
   cudaStream_t stream = nullptr;
 };
 

@@ -50,7 +50,10 @@ struct SmjScratch {
   void* cub;                                   // CUB's temporary storage
   std::size_t cub_bytes, total;
 
-  SmjScratch(void* base, std::int64_t nr, std::int64_t ns) {
+  // base null: only the size (CUB is asked what it needs). base set: the pieces carved from a
+  // region of `bytes` (the size computed before), CUB's share being what is left, so the timed
+  // launcher asks CUB nothing.
+  SmjScratch(void* base, std::int64_t nr, std::int64_t ns, std::size_t bytes = 0) {
     using Tuning = sortedsearch::DefaultMergePathTuning<K>;
     char* p = static_cast<char*>(base);
     std::size_t at = 0;
@@ -69,6 +72,12 @@ struct SmjScratch {
     count = static_cast<std::uint32_t*>(take(4 * std::size_t(ns)));
     offset = static_cast<std::uint32_t*>(take(4 * std::size_t(ns)));
     search = take(sortedsearch::mergepath_scratch_bytes<Tuning>(ns, nr));
+    if (base) {
+      cub_bytes = bytes - at;
+      cub = p + at;
+      total = bytes;
+      return;
+    }
     // CUB's needs: the larger of the two sorts and the scan (queried with null storage).
     std::size_t sort_r = 0, sort_s = 0, scan = 0;
     LP_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, sort_r, static_cast<const K*>(nullptr), static_cast<K*>(nullptr),
@@ -95,11 +104,12 @@ inline std::string sort_merge_unsupported(std::int64_t nr, std::int64_t ns, std:
   return {};
 }
 
-// r[0, nr), s[0, ns): the key columns (rid = position). out: room for `capacity` pairs.
+// r[0, nr), s[0, ns): the key columns (rid = position). out: room for `capacity` pairs;
+// scratch: sort_merge_scratch_bytes<K>(nr, ns) bytes.
 template <class K>
 void sort_merge_join(const K* r, std::int64_t nr, const K* s, std::int64_t ns, RidPair* out, std::uint64_t capacity, void* scratch,
-                     cudaStream_t stream) {
-  SmjScratch<K> w(scratch, nr, ns);
+                     std::size_t scratch_bytes, cudaStream_t stream) {
+  SmjScratch<K> w(scratch, nr, ns, scratch_bytes);
   const int grid = std::max(1, sm_count() * 8);
   smj_detail::iota_kernel<<<grid, 256, 0, stream>>>(w.r_iota, nr);
   LP_CUDA_LAUNCH("smj iota_kernel (R)");

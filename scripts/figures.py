@@ -31,6 +31,7 @@ JOBS = [
     ("cpu, cachesim (H100 host)", "plot_cpu.py", "h100-host", "h100-host/figures"),
     ("patched", "plot_patched.py", "h100/patched/patched.json", "h100/patched/figures"),
     ("scatter", "plot_scatter.py", "h100/scatter", "h100/scatter/figures"),
+    ("join (dev VM: CPU joins, DuckDB)", "plot_join.py", "dev-vm/join/join.json", "dev-vm/join/figures"),
 ]
 
 # Studies whose results may not be committed yet (a study lands before its first GPU run): their
@@ -62,6 +63,8 @@ REFERENCE = {
     "summary": "beyond the thesis: every variant family against the peers and the copy ceiling",
     "patched_rate": "beyond the thesis: Vortex PatchedArray / G-ALP decode + patch against the patch rate",
     "patched_bit_width": "beyond the thesis: Vortex PatchedArray / G-ALP decode + patch against the bit width",
+    "join_size": "He et al. 2008's time against relation size, with DuckDB beside",
+    "join_table": "He et al. 2008's speed-up table (GPU vs CPU vs DuckDB)",
     "table4_3": "thesis Table 4.3", "sort_bits": "thesis 4.5.1 (sortBits)",
     "scatter_ns": "beyond the thesis: every GPU scatter variant against m, with the random-access probe and Table 4.3",
     "gather_ns": "beyond the thesis: every GPU gather variant against m, with the random-access probe",

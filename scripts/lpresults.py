@@ -14,6 +14,23 @@ def load(path):
     return doc
 
 
+def open_study_result(usage, study):
+    """The (doc, validated records, output folder) of a plotting script's `RESULTS.json OUT_DIR`
+    arguments, the folder created; None (one line on stderr) when the file is missing, so the other
+    figures still come; exit with `usage` on wrong arguments, or when the file is another study's."""
+    if len(sys.argv) != 3:
+        sys.exit(usage)
+    src, out = sys.argv[1], sys.argv[2]
+    if not os.path.exists(src):
+        skip(out, f"{src} not found")
+        return None
+    doc = load(src)
+    if doc["meta"].get("study") != study:
+        sys.exit(f"{src}: not a {study} study result")
+    os.makedirs(out, exist_ok=True)
+    return doc, timed(doc), out
+
+
 def timed(doc):
     """Records that ran and validated (a figure never shows an unchecked number)."""
     return [r for r in doc["records"] if r["status"] == "ok" and r["time_ms"] and r["validation"] == "pass"]

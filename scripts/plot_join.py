@@ -102,20 +102,12 @@ def table(doc, recs, out):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    src, out = sys.argv[1], sys.argv[2]
-    if not os.path.exists(src):
-        lpresults.skip(out, f"{src} not found")
+    opened = lpresults.open_study_result(__doc__, "join")
+    if opened is None:
         return
-    doc = lpresults.load(src)
-    if doc["meta"].get("study") != "join":
-        sys.exit(f"{src}: not a join study result")
-    recs = lpresults.timed(doc)
-    os.makedirs(out, exist_ok=True)
+    doc, recs, out = opened
     size_figure(doc, recs, os.path.join(out, "join_size.png"))
     table(doc, recs, os.path.join(out, "join_table.md"))
-
 
 if __name__ == "__main__":
     main()

@@ -160,21 +160,13 @@ def targets(doc, recs, out):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    src, out = sys.argv[1], sys.argv[2]
-    if not os.path.exists(src):
-        lpresults.skip(out, f"{src} not found")
+    opened = lpresults.open_study_result(__doc__, "patched")
+    if opened is None:
         return
-    doc = lpresults.load(src)
-    if doc["meta"].get("study") != "patched":
-        sys.exit(f"{src}: not a patched study result")
-    recs = lpresults.timed(doc)
-    os.makedirs(out, exist_ok=True)
+    doc, recs, out = opened
     rate_figure(doc, recs, os.path.join(out, "patched_rate.png"))
     width_figure(doc, recs, os.path.join(out, "patched_bit_width.png"))
     targets(doc, recs, os.path.join(out, "patched_targets.md"))
-
 
 if __name__ == "__main__":
     main()

@@ -18,10 +18,6 @@ std::string nested_loop_unsupported(const Ctx& c) {
   return {};
 }
 
-std::string equi_only(const Ctx& c) {
-  return c.band == 0 ? std::string() : std::string("an equi-join (band > 0 is NINLJ's predicate)");
-}
-
 }  // namespace
 
 void add_cpu_variants(Defs& d) {

@@ -11,12 +11,6 @@ namespace lp::join_study {
 using harness::VariantKind;
 namespace jk = lp::join;
 
-namespace {
-
-std::string equi(const Ctx& c) { return c.band == 0 ? std::string() : std::string("an equi-join (band > 0 is NINLJ's predicate)"); }
-
-}  // namespace
-
 void add_gpu_variants(Defs& d) {
   d.add({"nlj", VariantKind::Ours,
          "NINLJ (He et al. 4.1), blocked: a block stages 2048 S keys in shared memory and streams R past them; equi or band "
@@ -32,7 +26,7 @@ void add_gpu_variants(Defs& d) {
          "equal R keys (lower bound, SortedEqualityCount), a scan of the counts, then each S tuple writes its pairs",
          {},
          [](const Ctx& c) {
-           const std::string e = equi(c);
+           const std::string e = equi_only(c);
            return e.empty() ? jk::sort_merge_unsupported(c.nr, c.ns, c.pairs) : e;
          },
          [](const Ctx& c) {
@@ -48,7 +42,7 @@ void add_gpu_variants(Defs& d) {
          "in one pass over S; the pairs out through one warp-aggregated counter (no partitioning, no sort, no count pass)",
          {},
          [](const Ctx& c) {
-           const std::string e = equi(c);
+           const std::string e = equi_only(c);
            return e.empty() ? jk::global_hash_unsupported(c.nr) : e;
          },
          [](const Ctx& c) {

@@ -74,6 +74,11 @@ void on_host(const Ctx& c, F&& f) {
   });
 }
 
+// The equi-joins' supported-when: "" for band 0, else why not (the band is NINLJ's predicate).
+inline std::string equi_only(const Ctx& c) {
+  return c.band == 0 ? std::string() : std::string("an equi-join (band > 0 is NINLJ's predicate)");
+}
+
 using Def = harness::Variant<Ctx>;
 using Defs = harness::VariantTable<Def>;
 

@@ -2,6 +2,7 @@
 // adds its definitions; the CPU joins live in cpu_reference/join/.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -79,10 +80,20 @@ inline std::string equi_only(const Ctx& c) {
   return c.band == 0 ? std::string() : std::string("an equi-join (band > 0 is NINLJ's predicate)");
 }
 
-using Def = harness::Variant<Ctx>;
+// The join's own per-variant facts.
+struct Props {
+  std::function<void(Ctx&)> setup;                // untimed set-up before the runs (smj_presorted's sort)
+  std::function<int(const Ctx&)> radix_bits;      // the partition bits it uses, reported as a metric
+  std::function<std::string(const Ctx&)> chooses;  // auto: the variant it runs, reported as a metric
+};
+
+using Def = harness::Variant<Ctx, Props>;
 using Defs = harness::VariantTable<Def>;
 
-void add_gpu_variants(Defs&);  // NINLJ (equi and band), SMJ on CUB's sort and our sorted search; ours: one global hash table
+int hj_bits(const Ctx&);  // the GPU HJ's partition bits at this point (paper_variants.cu)
+
+void add_paper_variants(Defs&);   // He et al.'s GPU joins: NINLJ, INLJ (CSS-tree, binary search), SMJ, the radix HJ
+void add_modern_variants(Defs&);  // beyond the paper: one global hash table, SMJ on pre-sorted inputs, auto
 void add_cpu_variants(Defs&);  // NINLJ (small points), SMJ and the radix hash join, one thread and all
 
 }  // namespace lp::join_study

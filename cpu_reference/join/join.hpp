@@ -184,26 +184,59 @@ inline void for_each_item(std::size_t n, unsigned nw, std::size_t expect, std::v
 
 // The reference: R's tuples sorted by key, then each S tuple's range of keys within `band` by
 // binary search. Simple enough to trust, and independent of the merge and the hash tables below.
-// `pairs` (optional) receives the result; the digest is always returned.
+// S is searched in contiguous slices on every core (a 2^26-tuple point takes minutes on one): the
+// digest is a sum and the slices' pairs are joined in S's order, so the result does not depend on
+// the thread count. `pairs` (optional) receives the result while it has at most `max_pairs` pairs
+// (past that it is emptied: a huge result is digested, never held); the digest is always returned.
 template <class K>
-Digest reference(const std::vector<K>& r, const std::vector<K>& s, std::uint64_t band, std::vector<Pair>* pairs = nullptr) {
+Digest reference(const std::vector<K>& r, const std::vector<K>& s, std::uint64_t band, std::vector<Pair>* pairs = nullptr,
+                 std::uint64_t max_pairs = std::numeric_limits<std::uint64_t>::max()) {
   std::vector<Tuple<K>> t;
   detail::tuples(r.data(), r.size(), t);
   std::sort(t.begin(), t.end(), [](const Tuple<K>& a, const Tuple<K>& b) { return a.key != b.key ? a.key < b.key : a.rid < b.rid; });
   constexpr K kMin = std::numeric_limits<K>::lowest(), kMax = std::numeric_limits<K>::max();
-  Digest d;
-  for (std::size_t j = 0; j < s.size(); ++j) {
-    const K k = s[j];
-    // [k - band, k + band], clamped to the type
-    using U = std::make_unsigned_t<K>;  // distances to the type's ends, without signed overflow
-    const K lo = std::uint64_t(U(U(k) - U(kMin))) <= band ? kMin : K(k - K(band));
-    const K hi = std::uint64_t(U(U(kMax) - U(k))) <= band ? kMax : K(k + K(band));
-    auto it = std::lower_bound(t.begin(), t.end(), lo, [](const Tuple<K>& a, K v) { return a.key < v; });
-    for (; it != t.end() && it->key <= hi; ++it) {
-      const Pair p{it->rid, std::uint32_t(j)};
-      d.add(p);
-      if (pairs) pairs->push_back(p);
+  const unsigned nw = unsigned(std::min<std::size_t>(detail::workers(0), std::max<std::size_t>(1, s.size() / 65536)));
+  std::vector<Digest> part(nw);
+  std::vector<std::vector<Pair>> kept(nw);
+  std::atomic<std::uint64_t> total{0};  // pairs so far, all slices: collecting stops past max_pairs
+  detail::on_threads(nw, [&](unsigned w) {
+    Digest d;
+    std::vector<Pair>* mine = pairs ? &kept[w] : nullptr;
+    for (std::size_t j = s.size() * w / nw, je = s.size() * (w + 1) / nw; j < je; ++j) {
+      const K k = s[j];
+      // [k - band, k + band], clamped to the type
+      using U = std::make_unsigned_t<K>;  // distances to the type's ends, without signed overflow
+      const K lo = std::uint64_t(U(U(k) - U(kMin))) <= band ? kMin : K(k - K(band));
+      const K hi = std::uint64_t(U(U(kMax) - U(k))) <= band ? kMax : K(k + K(band));
+      auto it = std::lower_bound(t.begin(), t.end(), lo, [](const Tuple<K>& a, K v) { return a.key < v; });
+      const std::uint64_t before = d.count;
+      for (; it != t.end() && it->key <= hi; ++it) {
+        const Pair p{it->rid, std::uint32_t(j)};
+        d.add(p);
+        if (mine) mine->push_back(p);
+      }
+      if (mine && d.count != before && total.fetch_add(d.count - before) + (d.count - before) > max_pairs) {
+        std::vector<Pair>().swap(*mine);
+        mine = nullptr;
+      }
+      if (mine && total.load(std::memory_order_relaxed) > max_pairs) {
+        std::vector<Pair>().swap(*mine);
+        mine = nullptr;
+      }
     }
+    part[w] = d;
+  });
+  Digest d;
+  for (const Digest& p : part) {
+    d.count += p.count;
+    d.sum += p.sum;
+    d.sum_r += p.sum_r;
+    d.sum_s += p.sum_s;
+    d.sum_rs += p.sum_rs;
+  }
+  if (pairs) {
+    pairs->clear();
+    if (d.count <= max_pairs) detail::concat(kept, nw, *pairs);
   }
   return d;
 }

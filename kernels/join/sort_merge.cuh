@@ -14,40 +14,18 @@
 
 #include "../common/cuda_check.cuh"
 #include "../sortedsearch/mergepath_sorted_search.cuh"
-#include "common.cuh"
+#include "expand.cuh"
 
 namespace lp::join {
-
-namespace smj_detail {
-
-__global__ void iota_kernel(std::uint32_t* __restrict__ out, std::int64_t n) {
-  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * blockDim.x)
-    out[i] = std::uint32_t(i);
-}
-
-// S tuple j (in key order) writes its count[j] pairs from offset[j]: R's tuples lower[j] ..
-// lower[j] + count[j] - 1 (in key order) with itself. Writes past `capacity` are dropped, so a
-// count that disagrees with the buffer the caller sized cannot corrupt memory (validation fails).
-__global__ void expand_kernel(const std::uint32_t* __restrict__ lower, const std::uint32_t* __restrict__ count,
-                              const std::uint32_t* __restrict__ offset, const std::uint32_t* __restrict__ r_rids,
-                              const std::uint32_t* __restrict__ s_rids, std::int64_t ns, RidPair* __restrict__ out, std::uint64_t capacity) {
-  for (std::int64_t j = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; j < ns; j += std::int64_t(gridDim.x) * blockDim.x) {
-    const std::uint32_t c = count[j], lo = lower[j], sr = s_rids[j];
-    const std::uint64_t o = offset[j];
-    for (std::uint32_t k = 0; k < c && o + k < capacity; ++k) out[o + k] = RidPair{r_rids[lo + k], sr};
-  }
-}
-
-}  // namespace smj_detail
 
 // The scratch of sort_merge_join, carved in this order (each piece 256-byte aligned).
 template <class K>
 struct SmjScratch {
-  K *r_keys, *s_keys;                          // sorted keys
+  K *r_keys, *s_keys;                                // sorted keys
   std::uint32_t *r_iota, *r_rids, *s_iota, *s_rids;  // rids before and after the sort
-  std::uint32_t *lower, *count, *offset;       // per S tuple (in key order)
-  void* search;                                // the sorted search's partitions
-  void* cub;                                   // CUB's temporary storage
+  std::uint32_t *lower, *count, *offset;             // per S tuple (in key order)
+  void* search;                                      // the sorted search's partitions
+  void* cub;                                         // CUB's temporary storage
   std::size_t cub_bytes, total;
 
   // base null: only the size (CUB is asked what it needs). base set: the pieces carved from a
@@ -55,39 +33,32 @@ struct SmjScratch {
   // launcher asks CUB nothing.
   SmjScratch(void* base, std::int64_t nr, std::int64_t ns, std::size_t bytes = 0) {
     using Tuning = sortedsearch::DefaultMergePathTuning<K>;
-    char* p = static_cast<char*>(base);
-    std::size_t at = 0;
-    auto take = [&](std::size_t bytes) {
-      void* q = p ? p + at : nullptr;
-      at += (bytes + 255) / 256 * 256;
-      return q;
-    };
-    r_keys = static_cast<K*>(take(sizeof(K) * std::size_t(nr)));
-    s_keys = static_cast<K*>(take(sizeof(K) * std::size_t(ns)));
-    r_iota = static_cast<std::uint32_t*>(take(4 * std::size_t(nr)));
-    r_rids = static_cast<std::uint32_t*>(take(4 * std::size_t(nr)));
-    s_iota = static_cast<std::uint32_t*>(take(4 * std::size_t(ns)));
-    s_rids = static_cast<std::uint32_t*>(take(4 * std::size_t(ns)));
-    lower = static_cast<std::uint32_t*>(take(4 * std::size_t(ns)));
-    count = static_cast<std::uint32_t*>(take(4 * std::size_t(ns)));
-    offset = static_cast<std::uint32_t*>(take(4 * std::size_t(ns)));
-    search = take(sortedsearch::mergepath_scratch_bytes<Tuning>(ns, nr));
+    Carver c(base);
+    r_keys = c.take<K>(std::size_t(nr));
+    s_keys = c.take<K>(std::size_t(ns));
+    r_iota = c.take<std::uint32_t>(std::size_t(nr));
+    r_rids = c.take<std::uint32_t>(std::size_t(nr));
+    s_iota = c.take<std::uint32_t>(std::size_t(ns));
+    s_rids = c.take<std::uint32_t>(std::size_t(ns));
+    lower = c.take<std::uint32_t>(std::size_t(ns));
+    count = c.take<std::uint32_t>(std::size_t(ns));
+    offset = c.take<std::uint32_t>(std::size_t(ns));
+    search = c.take<char>(sortedsearch::mergepath_scratch_bytes<Tuning>(ns, nr));
     if (base) {
-      cub_bytes = bytes - at;
-      cub = p + at;
+      cub_bytes = bytes - c.used();
+      cub = c.base() + c.used();
       total = bytes;
       return;
     }
     // CUB's needs: the larger of the two sorts and the scan (queried with null storage).
-    std::size_t sort_r = 0, sort_s = 0, scan = 0;
+    std::size_t sort_r = 0, sort_s = 0;
     LP_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, sort_r, static_cast<const K*>(nullptr), static_cast<K*>(nullptr),
                                             static_cast<const std::uint32_t*>(nullptr), static_cast<std::uint32_t*>(nullptr), nr));
     LP_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, sort_s, static_cast<const K*>(nullptr), static_cast<K*>(nullptr),
                                             static_cast<const std::uint32_t*>(nullptr), static_cast<std::uint32_t*>(nullptr), ns));
-    LP_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, scan, static_cast<const std::uint32_t*>(nullptr), static_cast<std::uint32_t*>(nullptr), ns));
-    cub_bytes = std::max({sort_r, sort_s, scan, std::size_t(1)});
-    cub = take(cub_bytes);
-    total = at;
+    cub_bytes = std::max({sort_r, sort_s, expand_scan_bytes(ns)});
+    c.take<char>(cub_bytes);
+    total = c.used();
   }
 };
 
@@ -104,21 +75,25 @@ inline std::string sort_merge_unsupported(std::int64_t nr, std::int64_t ns, std:
   return {};
 }
 
-// r[0, nr), s[0, ns): the key columns (rid = position). out: room for `capacity` pairs;
-// scratch: sort_merge_scratch_bytes<K>(nr, ns) bytes.
+// SMJ's first phase: both relations sorted by key into the scratch, rids carried.
 template <class K>
-void sort_merge_join(const K* r, std::int64_t nr, const K* s, std::int64_t ns, RidPair* out, std::uint64_t capacity, void* scratch,
-                     std::size_t scratch_bytes, cudaStream_t stream) {
+void sort_merge_sort(const K* r, std::int64_t nr, const K* s, std::int64_t ns, void* scratch, std::size_t scratch_bytes, cudaStream_t stream) {
   SmjScratch<K> w(scratch, nr, ns, scratch_bytes);
-  const int grid = std::max(1, sm_count() * 8);
-  smj_detail::iota_kernel<<<grid, 256, 0, stream>>>(w.r_iota, nr);
-  LP_CUDA_LAUNCH("smj iota_kernel (R)");
-  smj_detail::iota_kernel<<<grid, 256, 0, stream>>>(w.s_iota, ns);
-  LP_CUDA_LAUNCH("smj iota_kernel (S)");
+  iota_rids(w.r_iota, nr, stream);
+  iota_rids(w.s_iota, ns, stream);
   std::size_t bytes = w.cub_bytes;
   LP_CUDA(cub::DeviceRadixSort::SortPairs(w.cub, bytes, r, w.r_keys, w.r_iota, w.r_rids, nr, 0, int(8 * sizeof(K)), stream));
   bytes = w.cub_bytes;
   LP_CUDA(cub::DeviceRadixSort::SortPairs(w.cub, bytes, s, w.s_keys, w.s_iota, w.s_rids, ns, 0, int(8 * sizeof(K)), stream));
+}
+
+// SMJ's merge step on the sorted relations sort_merge_sort left in the scratch: each S key's first
+// equal R key and their count by two sorted searches, then count, scan, write. It reads the
+// scratch's sorted columns only, so it can run again on the same sort.
+template <class K>
+void sort_merge_merge(std::int64_t nr, std::int64_t ns, RidPair* out, std::uint64_t capacity, void* scratch, std::size_t scratch_bytes,
+                      cudaStream_t stream) {
+  SmjScratch<K> w(scratch, nr, ns, scratch_bytes);
   using Tuning = sortedsearch::DefaultMergePathTuning<K>;
   using sortedsearch::Bounds;
   using sortedsearch::Output;
@@ -127,10 +102,16 @@ void sort_merge_join(const K* r, std::int64_t nr, const K* s, std::int64_t ns, R
                                                                                            nullptr, w.search, nullptr, stream);
   sortedsearch::mergepath_sorted_search<Tuning, Bounds::Upper, Output::Index, Output::None>(w.s_keys, int(ns), w.r_keys, int(nr), w.count,
                                                                                            nullptr, w.search, nullptr, stream, w.lower);
-  bytes = w.cub_bytes;
-  LP_CUDA(cub::DeviceScan::ExclusiveSum(w.cub, bytes, w.count, w.offset, ns, stream));
-  smj_detail::expand_kernel<<<grid, 256, 0, stream>>>(w.lower, w.count, w.offset, w.r_rids, w.s_rids, ns, out, capacity);
-  LP_CUDA_LAUNCH("smj expand_kernel");
+  scan_and_expand(w.lower, w.count, w.offset, w.r_rids, w.s_rids, ns, out, capacity, w.cub, w.cub_bytes, stream);
+}
+
+// r[0, nr), s[0, ns): the key columns (rid = position). out: room for `capacity` pairs;
+// scratch: sort_merge_scratch_bytes<K>(nr, ns) bytes.
+template <class K>
+void sort_merge_join(const K* r, std::int64_t nr, const K* s, std::int64_t ns, RidPair* out, std::uint64_t capacity, void* scratch,
+                     std::size_t scratch_bytes, cudaStream_t stream) {
+  sort_merge_sort(r, nr, s, ns, scratch, scratch_bytes, stream);
+  sort_merge_merge<K>(nr, ns, out, capacity, scratch, scratch_bytes, stream);
 }
 
 }  // namespace lp::join

@@ -65,7 +65,7 @@ __device__ __forceinline__ void block_sum_to(unsigned value, unsigned* warp_sums
   __syncthreads();
 }
 
-__global__ void sum_tile_counts_kernel(const unsigned* __restrict__ tile_counts, int tiles,
+static __global__ void sum_tile_counts_kernel(const unsigned* __restrict__ tile_counts, int tiles,
                                        unsigned long long* __restrict__ match_counts) {
   __shared__ unsigned long long part[2][32];
   unsigned long long a = 0, b = 0;

@@ -44,6 +44,12 @@ void all_joins(const std::vector<K>& r, const std::vector<K>& s, std::uint64_t b
   std::vector<Pair> ref;
   CHECK_MSG(cj::reference(r, s, band, &ref) == dw, "reference digest " << what);
   CHECK_MSG(sorted(ref) == want, "reference pairs " << what);
+  // Capped: the pairs kept while they fit, none (and the same digest) past the cap.
+  for (std::uint64_t cap : {std::uint64_t(0), std::uint64_t(want.size()), std::uint64_t(want.size() + 1)}) {
+    std::vector<Pair> capped;
+    CHECK_MSG(cj::reference(r, s, band, &capped, cap) == dw, "capped reference digest " << what);
+    CHECK_MSG(want.size() <= cap ? sorted(capped) == want : capped.empty(), "capped reference pairs cap=" << cap << " " << what);
+  }
   cj::nested_loop(r.data(), r.size(), s.data(), s.size(), band, got);
   CHECK_MSG(sorted(got) == want, "nested_loop band=" << band << " " << what);
   if (band != 0) return;  // the rest are equi-joins

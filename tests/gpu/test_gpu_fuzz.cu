@@ -1,4 +1,4 @@
-// GPU fuzz tests of the GPU studies (issue 20; scatter and patched, issue 12): `test_gpu_fuzz <study>` draws random points
+// GPU fuzz tests of the GPU studies (issue 20; scatter and patched, issue 12; join, issue 13): `test_gpu_fuzz <study>` draws random points
 // (sizes 0 and 1 where the study allows them, odd sizes, sizes at and around the tiles, blocks,
 // chunks, waves and shared-memory capacities the variants use; random m, distributions, operators,
 // types and knobs) and runs every GPU variant on each, validated against the CPU reference.
@@ -13,6 +13,7 @@
 #include "apps/histogram/histogram_study.hpp"
 #include "apps/multireduce/multireduce_study.hpp"
 #include "apps/multiscan/multiscan_study.hpp"
+#include "apps/join/join_study.hpp"
 #include "apps/patched/patched_study.hpp"
 #include "apps/scatter/scatter_study.hpp"
 #include "apps/sortedsearch/sortedsearch_study.hpp"
@@ -25,6 +26,7 @@ namespace lp::histogram_study { const char* const kDefaultConfig = "{}"; }
 namespace lp::sortedsearch_study { const char* const kDefaultConfig = "{}"; }
 namespace lp::scatter_study { const char* const kDefaultConfig = "{}"; }
 namespace lp::patched_study { const char* const kDefaultConfig = "{}"; }
+namespace lp::join_study { const char* const kDefaultConfig = "{}"; }
 
 using harness::Params;
 using harness::Value;
@@ -133,6 +135,26 @@ void draw_patched(FuzzRng& r, Params& p, bool quick) {
   draw_knob(r, p, {{"threads", {I(32), I(96), I(1024)}}, {"dense", {I(1), I(32), I(2048)}}});
 }
 
+// Joins (issue 13): sizes around the radix HJ's 1024-tuple partitions, its 2048-tuple S chunks and
+// 2048-tuple shared tables, the CSS-tree's 32- and 16-key nodes and the nested loop's 2048-key
+// tiles; every distribution and key type, any match fraction, strong skew, the partition-bits knob
+// and, now and then, a band predicate (the equi-joins skip it).
+void draw_join(FuzzRng& r, Params& p, bool quick) {
+  const std::vector<I> edges = {1, 2, 16, 17, 32, 33, 1023, 1024, 1025, 2047, 2048, 2049, 4096, 34 * 32, 1 << 16, 1 << 20};
+  const I hi = quick ? 1 << 14 : 1 << 20;
+  p["r"] = r.size(1, hi, edges);
+  p["s"] = r.size(1, hi, edges);
+  p["key"] = r.pick(std::vector<std::string>{"int32", "int64"});
+  p["distribution"] = r.pick(std::vector<std::string>{"unique", "uniform", "zipf"});
+  p["zipf_s"] = r.pick(std::vector<double>{0.5, 1.0, 1.5, 3.0});
+  p["match"] = r.pick(std::vector<double>{0.0, 0.01, 0.5, 1.0});
+  if (r.chance(0.1)) {  // a band join: the nested loop only, so keep it small
+    p["band"] = r.pick(std::vector<I>{1, 7});
+    p["r"] = r.size(1, 3000, {1, 2048, 2049});
+  }
+  draw_knob(r, p, {{"radix_bits", {I(1), I(4), I(12)}}});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -145,6 +167,7 @@ int main(int argc, char** argv) {
   if (study_name == "sortedsearch") return run_fuzz(test, *lp::sortedsearch_study::make_study(), draw_sortedsearch, 600, 12);
   if (study_name == "scatter") return run_fuzz(test, *lp::scatter_study::make_study(), draw_scatter, 400, 8);
   if (study_name == "patched") return run_fuzz(test, *lp::patched_study::make_study(), draw_patched, 400, 8);
-  std::fprintf(stderr, "usage: test_gpu_fuzz multireduce|multiscan|histogram|sortedsearch|scatter|patched\n");
+  if (study_name == "join") return run_fuzz(test, *lp::join_study::make_study(), draw_join, 300, 8);
+  std::fprintf(stderr, "usage: test_gpu_fuzz multireduce|multiscan|histogram|sortedsearch|scatter|patched|join\n");
   return 2;
 }

@@ -34,6 +34,7 @@ struct Case {
   double match = 1.0, zipf_s = 1.0;
   std::int64_t band = 0;
   std::uint64_t seed = 1;
+  std::int64_t radix_bits = 0;
 };
 
 }  // namespace
@@ -58,6 +59,10 @@ int main() {
     cases.push_back({3, 20011, key, "uniform", 1.0, 1.0, 0, 5});
     cases.push_back({quick ? 4099 : 200003, quick ? 8191 : 300007, key, "zipf", 1.0, 1.5, 0, 6});
     cases.push_back({300, 500, key, "uniform", 1.0, 1.0, 2, 7});
+    // The radix HJ with few partitions: R partitions beyond its 2048-tuple shared table (tiles),
+    // S partitions of many chunks; and with many (mostly empty) partitions.
+    cases.push_back({quick ? 5001 : 20011, quick ? 7001 : 50021, key, "uniform", 1.0, 1.0, 0, 8, 1});
+    cases.push_back({2049, 4097, key, "unique", 0.9, 1.0, 0, 9, 14});
   }
   for (int k = 0; k < (quick ? 2 : 6); ++k)
     cases.push_back({1 + std::int64_t(pick.below(1 << (quick ? 12 : 20))), 1 + std::int64_t(pick.below(1 << (quick ? 12 : 20))),
@@ -74,9 +79,10 @@ int main() {
     p["match"] = c.match;
     p["zipf_s"] = c.zipf_s;
     p["band"] = c.band;
+    p["radix_bits"] = c.radix_bits;
     tests.push_back({p, c.seed,
                      "r=" + std::to_string(c.r) + " s=" + std::to_string(c.s) + " " + c.key + " " + c.dist + " match=" +
-                         harness::to_string(Value(c.match)) + " band=" + std::to_string(c.band) + " seed=" + std::to_string(c.seed)});
+                         harness::to_string(Value(c.match)) +  " band=" + std::to_string(c.band) + " bits=" + std::to_string(c.radix_bits) + " seed=" + std::to_string(c.seed)});
   }
   run_cases_in_two_orders(*study, tests);
   return test_summary("test_gpu_join");

@@ -37,13 +37,22 @@ std::size_t smj_scratch(const Ctx& c) {
   return for_key<std::size_t>(c.key_bytes, [&](auto k) { return jk::sort_merge_scratch_bytes<decltype(k)>(c.nr, c.ns); });
 }
 
-// auto's rule: a band predicate has only the nested loop; an equi-join takes the global hash table
-// (one pass over each relation; fastest at every measured size, skew and key type on the H100:
-// results/h100/join/README.md), or SMJ where |R| is beyond the table's 32-bit tags.
+// auto's rule: a band predicate has only the nested loop. An equi-join takes the global hash table
+// where it is cheap: R small enough that its table (2 |R| slots of 8 or 16 bytes) stays in L2, or
+// S at least 16 times larger than R, so that the table's build and its random accesses are a
+// small part of one streaming pass over S. Elsewhere (|R| and |S| alike and large, the table in
+// HBM) it takes SMJ, whose sorts stream: on the H100 before the packed-slot table, SMJ was the
+// fastest at |R| = |S| >= 2^24 and the table's random build and probe cost it 2-4x there
+// (results/h100/join/README.md has the measured crossover).
+bool hash_table_pays(const Ctx& c) {
+  const double table = 2.0 * double(c.nr) * (c.key_bytes == 4 ? 8.0 : 16.0);
+  return table <= 0.5 * double(lp::l2_bytes()) || double(c.ns) >= 16.0 * double(c.nr);
+}
+
 std::string auto_choice(const Ctx& c) {
   if (c.band > 0) return "nlj";
-  if (global_hash_limits(c).empty()) return "global_hash";
-  return "smj";
+  if (global_hash_limits(c).empty() && hash_table_pays(c)) return "global_hash";
+  return smj_limits(c).empty() ? "smj" : "global_hash";
 }
 
 }  // namespace
@@ -68,8 +77,8 @@ void add_modern_variants(Defs& d) {
            });
          }});
   d.add({"auto", VariantKind::Ours,
-         "the join for the point: nlj for a band predicate, else global_hash (smj where |R| >= 2^32 - 1); the choice is "
-         "reported as the metric `chose`",
+         "the join for the point: nlj for a band predicate; global_hash where R's table fits half the L2 or |S| >= 16 |R|; "
+         "else smj; the choice is reported as the metric `chose`",
          Props{{}, {}, auto_choice},
          [](const Ctx& c) {
            const std::string pick = auto_choice(c);

@@ -21,7 +21,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 # (study, plotting script, its input under --results, its output under --results). The script is
-# called as `script INPUT OUTPUT`; an output ending in .png is one figure, else a folder.
+# called as `script INPUT OUTPUT`; an output ending in .png is one figure, else a folder. An input
+# may be several paths joined by "+" (a GPU's run and its host's CPU run): `script IN1 IN2 OUTPUT`.
 JOBS = [
     ("sortedsearch", "plot_sortedsearch.py", "h100/sortedsearch.json", "h100/sortedsearch.png"),
     ("multireduce", "plot_multireduce.py", "h100", "h100/multireduce_figures"),
@@ -32,6 +33,8 @@ JOBS = [
     ("patched", "plot_patched.py", "h100/patched/patched.json", "h100/patched/figures"),
     ("scatter", "plot_scatter.py", "h100/scatter", "h100/scatter/figures"),
     ("join (dev VM: CPU joins, DuckDB)", "plot_join.py", "dev-vm/join/join.json", "dev-vm/join/figures"),
+    ("join (H100, its host's CPU joins and DuckDB)", "plot_join.py", "h100/join/join.json+h100-host/join/join.json", "h100/join/figures"),
+    ("primitives", "plot_primitives.py", "h100/primitives/primitives.json", "h100/primitives/figures"),
 ]
 
 # Studies whose results may not be committed yet (a study lands before its first GPU run): their
@@ -41,7 +44,7 @@ OPTIONAL = set()
 
 
 def active_jobs(results):
-    return [j for j in JOBS if j[0] not in OPTIONAL or os.path.exists(os.path.join(results, j[2]))]
+    return [j for j in JOBS if j[0] not in OPTIONAL or all(os.path.exists(os.path.join(results, p)) for p in j[2].split("+"))]
 
 # The thesis's (or the reference's) figure each of ours reproduces; ours beyond the documents say so.
 # Keyed by the output's name without its extension; "study:name" (the study of JOBS) comes first,
@@ -65,6 +68,9 @@ REFERENCE = {
     "patched_bit_width": "beyond the thesis: Vortex PatchedArray / G-ALP decode + patch against the bit width",
     "join_size": "He et al. 2008's time against relation size, with DuckDB beside",
     "join_table": "He et al. 2008's speed-up table (GPU vs CPU vs DuckDB)",
+    "join_skew": "beyond He et al. 2008: join throughput against key skew (Paul et al. 2020's question)",
+    "join_targets": "beyond He et al. 2008: issue 13's targets as measured ratios",
+    "primitives": "He et al. 2008's primitives (3.1) against the copy ceiling and the libraries",
     "table4_3": "thesis Table 4.3", "sort_bits": "thesis 4.5.1 (sortBits)",
     "scatter_ns": "beyond the thesis: every GPU scatter variant against m, with the random-access probe and Table 4.3",
     "gather_ns": "beyond the thesis: every GPU gather variant against m, with the random-access probe",
@@ -78,7 +84,7 @@ def regenerate(results, out):
     for study, script, src, dst in active_jobs(results):
         target = os.path.join(out, dst)
         os.makedirs(target if not target.endswith(".png") else os.path.dirname(target), exist_ok=True)
-        cmd = [sys.executable, os.path.join(HERE, script), os.path.join(results, src), target]
+        cmd = [sys.executable, os.path.join(HERE, script)] + [os.path.join(results, p) for p in src.split("+")] + [target]
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if proc.returncode != 0:
             failures.append(f"{study}: {script} failed: {proc.stderr.strip().splitlines()[-1:]}")

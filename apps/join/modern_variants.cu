@@ -1,8 +1,10 @@
-// Beyond He et al.: the best equi-join we can build for today's GPU (one global hash table of R,
-// kernels/join/global_hash.cuh), SMJ on inputs that arrive sorted (its merge step alone), and
-// `auto`, choosing among the joins by predicate and size.
+// Beyond He et al.: one global hash table of R (kernels/join/global_hash.cuh), SMJ on inputs that
+// arrive sorted (its merge step alone), and `auto`, choosing among all the joins by predicate, key
+// type and sizes.
 #include "kernels/join/global_hash.cuh"
+#include "kernels/join/index_nested_loop.cuh"
 #include "kernels/join/nested_loop.cuh"
+#include "kernels/join/radix_hash.cuh"
 #include "kernels/join/sort_merge.cuh"
 #include "variant.hpp"
 
@@ -37,21 +39,21 @@ std::size_t smj_scratch(const Ctx& c) {
   return for_key<std::size_t>(c.key_bytes, [&](auto k) { return jk::sort_merge_scratch_bytes<decltype(k)>(c.nr, c.ns); });
 }
 
-// auto's rule: a band predicate has only the nested loop. An equi-join takes the global hash table
-// where it is cheap: R small enough that its table (2 |R| slots of 8 or 16 bytes) stays in L2, or
-// S at least 16 times larger than R, so that the table's build and its random accesses are a
-// small part of one streaming pass over S. Elsewhere (|R| and |S| alike and large, the table in
-// HBM) it takes SMJ, whose sorts stream: on the H100 before the packed-slot table, SMJ was the
-// fastest at |R| = |S| >= 2^24 and the table's random build and probe cost it 2-4x there
-// (results/h100/join/README.md has the measured crossover).
-bool hash_table_pays(const Ctx& c) {
-  const double table = 2.0 * double(c.nr) * (c.key_bytes == 4 ? 8.0 : 16.0);
-  return table <= 0.5 * double(lp::l2_bytes()) || double(c.ns) >= 16.0 * double(c.nr);
-}
-
+// auto's rule, from the H100's measurements (results/h100/join/README.md): a band predicate has
+// only the nested loop. An equi-join takes the global hash table while R's table (2 |R| slots of 8
+// or 16 bytes) fits the L2 and S is at most 64 times R (every probe an L2 hit, one pass over S:
+// fastest at |R| <= 2^20); INLJ on the CSS-tree when S is larger still (R's sorted index stays in
+// L2 and the probes' writes stream; the table's probe loop then costs more); and, with R and S both
+// large, SMJ (its sorts stream where the table's build and probes go to HBM at random), or the
+// radix HJ for int64 keys (its shared-memory tables beat the 64-bit sort's eight passes).
 std::string auto_choice(const Ctx& c) {
   if (c.band > 0) return "nlj";
-  if (global_hash_limits(c).empty() && hash_table_pays(c)) return "global_hash";
+  const double table = 2.0 * double(c.nr) * (c.key_bytes == 4 ? 8.0 : 16.0);
+  const bool fits_l2 = table <= double(lp::l2_bytes());
+  const bool s_dominates = double(c.ns) > 64.0 * double(c.nr);
+  if (fits_l2 && !s_dominates && global_hash_limits(c).empty()) return "global_hash";
+  if (s_dominates && jk::index_nested_loop_unsupported(c.nr, c.pairs).empty()) return "inlj_css";
+  if (c.key_bytes == 8 && jk::radix_hash_unsupported(c.nr, c.ns).empty()) return "hj";
   return smj_limits(c).empty() ? "smj" : "global_hash";
 }
 
@@ -77,23 +79,32 @@ void add_modern_variants(Defs& d) {
            });
          }});
   d.add({"auto", VariantKind::Ours,
-         "the join for the point: nlj for a band predicate; global_hash where R's table fits half the L2 or |S| >= 16 |R|; "
-         "else smj; the choice is reported as the metric `chose`",
+         "the join for the point: nlj for a band predicate; global_hash while R's table fits the L2 and |S| <= 64 |R|; inlj_css "
+         "for larger S; else smj (hj for int64 keys); the choice is reported as the metric `chose`",
          Props{{}, {}, auto_choice},
          [](const Ctx& c) {
            const std::string pick = auto_choice(c);
-           if (pick == "nlj") return jk::nested_loop_unsupported(c.nr, c.ns);
-           return pick == "smj" ? smj_limits(c) : std::string();
+           return pick == "nlj" ? jk::nested_loop_unsupported(c.nr, c.ns) : pick == "global_hash" ? global_hash_limits(c) : std::string();
          },
          [](const Ctx& c) {
            const std::string pick = auto_choice(c);
-           return pick == "nlj" ? jk::nested_loop_scratch_bytes() : pick == "smj" ? smj_scratch(c) : global_hash_scratch(c);
+           return for_key<std::size_t>(c.key_bytes, [&](auto k) -> std::size_t {
+             using K = decltype(k);
+             if (pick == "nlj") return jk::nested_loop_scratch_bytes();
+             if (pick == "global_hash") return jk::global_hash_scratch_bytes<K>(c.nr);
+             if (pick == "inlj_css") return jk::index_nested_loop_scratch_bytes<K>(c.nr, c.ns);
+             if (pick == "hj") return jk::radix_hash_scratch_bytes<K>(c.nr, c.ns, hj_bits(c));
+             return jk::sort_merge_scratch_bytes<K>(c.nr, c.ns);
+           });
          },
          [](Ctx& c) {
            const std::string pick = auto_choice(c);
-           if (pick == "global_hash") return global_hash_run(c);
            on_device(c, [&](const auto* r, std::int64_t nr, const auto* s, std::int64_t ns) {
              if (pick == "nlj") jk::nested_loop_join(r, nr, s, ns, c.band, c.d_out, c.capacity, c.scratch, c.stream);
+             else if (pick == "global_hash") jk::global_hash_join(r, nr, s, ns, c.d_out, c.capacity, c.scratch, c.stream);
+             else if (pick == "inlj_css")
+               jk::index_nested_loop_join<jk::InljIndex::CssTree>(r, nr, s, ns, c.d_out, c.capacity, c.scratch, c.scratch_bytes, c.stream);
+             else if (pick == "hj") jk::radix_hash_join(r, nr, s, ns, hj_bits(c), c.d_out, c.capacity, c.scratch, c.scratch_bytes, c.stream);
              else jk::sort_merge_join(r, nr, s, ns, c.d_out, c.capacity, c.scratch, c.scratch_bytes, c.stream);
            });
          }});

@@ -237,8 +237,9 @@ std::unique_ptr<harness::Study> make_study() {
   using harness::AxisKind;
   using V = harness::Value;
   harness::StudyDecl s{"join",
-                       "He et al.'s relational joins (issue 13): NINLJ (equi and band), SMJ, the radix hash join and ours (one global hash table) over R and S of (key, rid) "
-                       "tuples, the (rid_R, rid_S) pairs materialised; unique, uniform or zipf-skewed keys, int32 or int64",
+                       "He et al.'s relational joins (issue 13): NINLJ (equi and band), INLJ (CSS-tree, binary search), SMJ, the radix hash join, "
+                       "ours (one global hash table; SMJ's merge on sorted inputs) and auto, over R and S of (key, rid) tuples, the (rid_R, "
+                       "rid_S) pairs materialised; unique, uniform or zipf-skewed keys, int32 or int64",
                        kDefaultConfig};
   const std::int64_t kMaxTuples = std::int64_t(1) << 30;  // keys of [0, 2 |R|) fit int32; rids fit uint32
   s.axes = {

@@ -215,11 +215,8 @@ Digest reference(const std::vector<K>& r, const std::vector<K>& s, std::uint64_t
         d.add(p);
         if (mine) mine->push_back(p);
       }
-      if (mine && d.count != before && total.fetch_add(d.count - before) + (d.count - before) > max_pairs) {
-        std::vector<Pair>().swap(*mine);
-        mine = nullptr;
-      }
-      if (mine && total.load(std::memory_order_relaxed) > max_pairs) {
+      // Past the cap (this slice's pairs or another's): stop holding them.
+      if (mine && total.fetch_add(d.count - before, std::memory_order_relaxed) + (d.count - before) > max_pairs) {
         std::vector<Pair>().swap(*mine);
         mine = nullptr;
       }

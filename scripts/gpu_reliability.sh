@@ -26,7 +26,7 @@ T=${TEST_TIMEOUT:-600}
 status=0
 step() { echo "== $*"; local t0=$SECONDS; "$@"; local rc=$?; echo "-- exit $rc ($((SECONDS - t0)) s)"; [ $rc -eq 0 ] || [ $rc -eq 77 ] || status=1; }
 REL="python3 tests/reliability.py"
-GPU_STUDIES=${GPU_STUDIES:-"multireduce multiscan histogram sortedsearch scatter patched join"}  # or a subset
+GPU_STUDIES=${GPU_STUDIES:-"multireduce multiscan histogram sortedsearch scatter patched join primitives"}  # or a subset
 
 phase_tests() {
   export LP_IMAGE_DIR=/tmp/images

@@ -1,4 +1,4 @@
-// GPU fuzz tests of the GPU studies (issue 20; scatter and patched, issue 12; join, issue 13): `test_gpu_fuzz <study>` draws random points
+// GPU fuzz tests of the GPU studies (issue 20; scatter and patched, issue 12; join and primitives, issue 13): `test_gpu_fuzz <study>` draws random points
 // (sizes 0 and 1 where the study allows them, odd sizes, sizes at and around the tiles, blocks,
 // chunks, waves and shared-memory capacities the variants use; random m, distributions, operators,
 // types and knobs) and runs every GPU variant on each, validated against the CPU reference.
@@ -15,6 +15,7 @@
 #include "apps/multiscan/multiscan_study.hpp"
 #include "apps/join/join_study.hpp"
 #include "apps/patched/patched_study.hpp"
+#include "apps/primitives/primitives_study.hpp"
 #include "apps/scatter/scatter_study.hpp"
 #include "apps/sortedsearch/sortedsearch_study.hpp"
 #include "fuzz.hpp"
@@ -27,6 +28,7 @@ namespace lp::sortedsearch_study { const char* const kDefaultConfig = "{}"; }
 namespace lp::scatter_study { const char* const kDefaultConfig = "{}"; }
 namespace lp::patched_study { const char* const kDefaultConfig = "{}"; }
 namespace lp::join_study { const char* const kDefaultConfig = "{}"; }
+namespace lp::primitives_study { const char* const kDefaultConfig = "{}"; }
 
 using harness::Params;
 using harness::Value;
@@ -155,6 +157,15 @@ void draw_join(FuzzRng& r, Params& p, bool quick) {
   draw_knob(r, p, {{"radix_bits", {I(1), I(4), I(12)}}});
 }
 
+// He et al.'s primitives (issue 13): sizes around the split's 256-thread blocks and 4096-tuple
+// chunks and the map's 16-byte vectors, every primitive, fanouts from 2 to 4096 (powers of two and
+// not).
+void draw_primitives(FuzzRng& r, Params& p, bool quick) {
+  p["n"] = r.size(1, quick ? 1 << 15 : 1 << 21, {1, 3, 4, 255, 256, 257, 4095, 4096, 4097, 1 << 16, kSms * 8 * 4096});
+  p["op"] = r.pick(std::vector<std::string>{"map", "scatter", "gather", "scan", "split", "sort"});
+  p["fanout"] = r.pick(std::vector<I>{2, 3, 16, 255, 256, 2048, 4096});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -168,6 +179,7 @@ int main(int argc, char** argv) {
   if (study_name == "scatter") return run_fuzz(test, *lp::scatter_study::make_study(), draw_scatter, 400, 8);
   if (study_name == "patched") return run_fuzz(test, *lp::patched_study::make_study(), draw_patched, 400, 8);
   if (study_name == "join") return run_fuzz(test, *lp::join_study::make_study(), draw_join, 300, 8);
-  std::fprintf(stderr, "usage: test_gpu_fuzz multireduce|multiscan|histogram|sortedsearch|scatter|patched|join\n");
+  if (study_name == "primitives") return run_fuzz(test, *lp::primitives_study::make_study(), draw_primitives, 300, 8);
+  std::fprintf(stderr, "usage: test_gpu_fuzz multireduce|multiscan|histogram|sortedsearch|scatter|patched|join|primitives\n");
   return 2;
 }

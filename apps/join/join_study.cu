@@ -166,7 +166,6 @@ class JoinPoint final : public harness::TablePoint<Def> {
   Params measured(const Def& d) override {
     Params out;
     out["pairs"] = std::int64_t(want_digest_.count);
-    if (d.name == "cpu_hj" || d.name == "cpu_hj_mt") out["radix_bits"] = std::int64_t(cj::hash_join_bits(std::size_t(ctx_.nr), ctx_.radix_bits));
     if (d.props.radix_bits) out["radix_bits"] = std::int64_t(d.props.radix_bits(ctx_));
     if (d.props.chooses) out["chose"] = d.props.chooses(ctx_);
     if (d.kind != VariantKind::Cpu) {

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 
+#include "kernels/common/carve.hpp"
 #include "kernels/common/cuda_check.cuh"
 #include "kernels/common/label_bits.hpp"
 #include "kernels/join/split.cuh"
@@ -24,7 +25,6 @@ using harness::VariantKind;
 
 namespace {
 
-std::size_t align256(std::size_t x) { return (x + 255) & ~std::size_t(255); }
 
 // The map's function as a functor (Thrust takes no device lambdas without --extended-lambda).
 struct PartitionOf {
@@ -52,15 +52,19 @@ std::size_t radix_split_bytes(std::int64_t n, std::uint32_t fanout) {
   LP_CUDA(cub::DeviceRadixSort::SortPairs(nullptr, b, static_cast<const std::uint32_t*>(nullptr), static_cast<std::uint32_t*>(nullptr),
                                           static_cast<const std::uint64_t*>(nullptr), static_cast<std::uint64_t*>(nullptr), int(n), 0,
                                           lp::label_bits(fanout)));
-  return 2 * align256(std::size_t(n) * 4) + align256(std::max<std::size_t>(b, 1));
+  lp::Carve c(nullptr);  // radix_split's layout
+  c.take<std::uint32_t>(std::size_t(n));
+  c.take<std::uint32_t>(std::size_t(n));
+  c.take<char>(std::max<std::size_t>(b, 1));
+  return c.used();
 }
 
 void radix_split(Ctx& c) {
-  char* p = static_cast<char*>(c.scratch);
-  auto* ids = reinterpret_cast<std::uint32_t*>(p);
-  auto* sorted_ids = reinterpret_cast<std::uint32_t*>(p + align256(std::size_t(c.n) * 4));
-  void* temp = p + 2 * align256(std::size_t(c.n) * 4);
-  std::size_t bytes = c.scratch_bytes - 2 * align256(std::size_t(c.n) * 4);
+  lp::Carve w(c.scratch);
+  auto* ids = w.take<std::uint32_t>(std::size_t(c.n));
+  auto* sorted_ids = w.take<std::uint32_t>(std::size_t(c.n));
+  void* temp = w.rest();
+  std::size_t bytes = c.scratch_bytes - w.used();
   lp::join::map_partitions(c.dev.tuples, c.n, c.fanout, ids, c.stream);
   LP_CUDA(cub::DeviceRadixSort::SortPairs(temp, bytes, ids, sorted_ids, c.dev.tuples, c.dev_out.tuples, int(c.n), 0, lp::label_bits(c.fanout),
                                           c.stream));

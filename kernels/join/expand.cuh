@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "../common/carve.hpp"
 #include "../common/cuda_check.cuh"
 #include "common.cuh"
 
@@ -62,24 +63,5 @@ inline void scan_and_expand(const std::uint32_t* lower, const std::uint32_t* cou
   expand_detail::expand_kernel<<<expand_grid(), 256, 0, stream>>>(lower, count, offset, r_rids, s_rids, ns, out, capacity);
   LP_CUDA_LAUNCH("join expand_kernel");
 }
-
-// Carves 256-byte aligned pieces from a scratch region in order; with a null base it only adds up
-// the sizes, so one function states a layout for both the size query and the launch.
-class Carver {
- public:
-  explicit Carver(void* base) : p_(static_cast<char*>(base)) {}
-  template <class T>
-  T* take(std::size_t count) {
-    void* q = p_ ? p_ + at_ : nullptr;
-    at_ += (count * sizeof(T) + 255) / 256 * 256;
-    return static_cast<T*>(q);
-  }
-  std::size_t used() const { return at_; }
-  char* base() const { return p_; }
-
- private:
-  char* p_;
-  std::size_t at_ = 0;
-};
 
 }  // namespace lp::join

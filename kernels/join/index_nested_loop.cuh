@@ -130,7 +130,7 @@ struct InljScratch {
   void* cub;
   std::size_t cub_bytes, total;
   InljScratch(void* base, std::int64_t nr, std::int64_t ns, std::size_t bytes = 0) {
-    Carver c(base);
+    Carve c(base);
     r_keys = c.take<K>(std::size_t(nr));
     dir = c.take<K>(std::size_t(inlj_detail::CssShape<K>(nr).total * inlj_detail::kNodeKeys<K>));
     r_iota = c.take<std::uint32_t>(std::size_t(nr));
@@ -140,7 +140,7 @@ struct InljScratch {
     offset = c.take<std::uint32_t>(std::size_t(ns));
     if (base) {
       cub_bytes = bytes - c.used();
-      cub = c.base() + c.used();
+      cub = c.rest();
       total = bytes;
       return;
     }

@@ -165,7 +165,7 @@ struct HjScratch {
   HjScratch(void* base, std::int64_t nr, std::int64_t ns, int bits, std::size_t bytes = 0) {
     parts = std::uint32_t(1) << bits;
     max_items = std::int64_t(parts) + ns / hj_detail::kChunk + 1;
-    Carver c(base);
+    Carve c(base);
     r_pid = c.take<std::uint32_t>(std::size_t(nr));
     r_pid_sorted = c.take<std::uint32_t>(std::size_t(nr));
     s_pid = c.take<std::uint32_t>(std::size_t(ns));
@@ -182,7 +182,7 @@ struct HjScratch {
     item_offset = c.take<unsigned long long>(std::size_t(max_items));
     if (base) {
       cub_bytes = bytes - c.used();
-      cub = c.base() + c.used();
+      cub = c.rest();
       total = bytes;
       return;
     }

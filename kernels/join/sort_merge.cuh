@@ -33,7 +33,7 @@ struct SmjScratch {
   // launcher asks CUB nothing.
   SmjScratch(void* base, std::int64_t nr, std::int64_t ns, std::size_t bytes = 0) {
     using Tuning = sortedsearch::DefaultMergePathTuning<K>;
-    Carver c(base);
+    Carve c(base);
     r_keys = c.take<K>(std::size_t(nr));
     s_keys = c.take<K>(std::size_t(ns));
     r_iota = c.take<std::uint32_t>(std::size_t(nr));
@@ -46,7 +46,7 @@ struct SmjScratch {
     search = c.take<char>(sortedsearch::mergepath_scratch_bytes<Tuning>(ns, nr));
     if (base) {
       cub_bytes = bytes - c.used();
-      cub = c.base() + c.used();
+      cub = c.rest();
       total = bytes;
       return;
     }

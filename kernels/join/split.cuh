@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <string>
 
+#include "../common/carve.hpp"
 #include "../common/cuda_check.cuh"
 #include "../common/device_facts.cuh"
 #include "../common/label_bits.hpp"
@@ -34,8 +35,6 @@ namespace split_detail {
 constexpr int kThreads = 256;       // a multiple of 32: the warp-aggregated atomics need whole warps
 constexpr int kBlocksPerSm = 8;     // 8 x 256 threads fill an H100 SM; fanout 4096 takes 16 KiB of shared memory each
 constexpr std::int64_t kMinChunk = 4096;  // tuples per block at least (16 per thread)
-
-inline std::size_t align256(std::size_t x) { return (x + 255) & ~std::size_t(255); }
 
 // The map's 16-byte loads: 4 keys or 2 tuple words at once, and their ids stored together.
 template <class T>
@@ -142,18 +141,12 @@ struct SplitScratch {
     // Chunks of whole block-widths, so every block's loads start aligned; the last ones may be empty.
     chunk = ceil_div(ceil_div(std::max<std::int64_t>(n, 1), blocks), kThreads) * kThreads;
     cells = std::size_t(fanout) * std::size_t(blocks);
-    char* p = static_cast<char*>(base);
-    std::size_t at = 0;
-    auto take = [&](std::size_t b) {
-      void* q = p ? p + at : nullptr;
-      at += align256(b);
-      return q;
-    };
-    hist = static_cast<std::uint32_t*>(take(cells * 4));
-    offsets = static_cast<std::uint32_t*>(take(cells * 4));
+    Carve c(base);
+    hist = c.take<std::uint32_t>(cells);
+    offsets = c.take<std::uint32_t>(cells);
     if (base) {
-      cub = p + at;
-      cub_bytes = bytes - at;
+      cub = c.rest();
+      cub_bytes = bytes - c.used();
       total = bytes;
       return;
     }
@@ -161,8 +154,8 @@ struct SplitScratch {
     LP_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, cub_bytes, static_cast<const std::uint32_t*>(nullptr), static_cast<std::uint32_t*>(nullptr),
                                           int(cells)));
     cub_bytes = std::max<std::size_t>(cub_bytes, 1);
-    cub = take(cub_bytes);
-    total = at;
+    cub = c.take<char>(cub_bytes);
+    total = c.used();
   }
 };
 

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "../common/carve.hpp"
 #include "../common/cuda_check.cuh"
 #include "../common/hd.hpp"
 #include "../common/device_facts.cuh"
@@ -36,23 +37,5 @@ inline int grid_for(std::int64_t work, const Tuning& t) {
   const std::int64_t want = std::int64_t(sm_count()) * (t.blocks_per_sm > 0 ? t.blocks_per_sm : kDefaultBlocksPerSm);
   return int(std::max<std::int64_t>(1, std::min(want, ceil_div(std::max<std::int64_t>(work, 1), threads_of(t)))));
 }
-
-inline std::size_t align256(std::size_t x) { return (x + 255) & ~std::size_t(255); }
-
-// Hands out 256-byte aligned pieces of one scratch allocation, in the order the sizing asked.
-class Carve {
- public:
-  explicit Carve(void* base) : p_(static_cast<char*>(base)) {}
-  template <class T>
-  T* take(std::size_t count) {
-    T* at = reinterpret_cast<T*>(p_);
-    p_ += align256(count * sizeof(T));
-    return at;
-  }
-  char* rest() const { return p_; }
-
- private:
-  char* p_;
-};
 
 }  // namespace lp::scatter

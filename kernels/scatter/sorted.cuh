@@ -71,14 +71,14 @@ void sorted(bool gather, bool strict, int bits, const std::uint32_t* labels, con
     auto* pos = c.take<std::uint32_t>(std::size_t(n));
     sorted_detail::iota_kernel<><<<grid, threads, 0, s>>>(iota, n);
     LP_CUDA_LAUNCH("iota_kernel");
-    partial_sort_pairs<std::uint32_t>(c.rest(), scratch_bytes - std::size_t(c.rest() - static_cast<char*>(scratch)), labels, keys, iota, pos, n, m,
+    partial_sort_pairs<std::uint32_t>(c.rest(), scratch_bytes - c.used(), labels, keys, iota, pos, n, m,
                                       bits, s);
     sorted_detail::permute_gather_kernel<W><<<grid, threads, 0, s>>>(keys, pos, values, n, out);
     LP_CUDA_LAUNCH("permute_gather_kernel");
     return;
   }
   auto* vals = c.take<W>(std::size_t(n));
-  partial_sort_pairs<W>(c.rest(), scratch_bytes - std::size_t(c.rest() - static_cast<char*>(scratch)), labels, keys, values, vals, n, m, bits, s);
+  partial_sort_pairs<W>(c.rest(), scratch_bytes - c.used(), labels, keys, values, vals, n, m, bits, s);
   if (strict) {
     sorted_detail::last_of_run_kernel<W><<<grid, threads, 0, s>>>(keys, vals, n, out);
     LP_CUDA_LAUNCH("last_of_run_kernel");

@@ -34,7 +34,7 @@ std::size_t multireduce_mt_scratch_bytes(std::int64_t n, std::uint32_t m, int th
   threads = resolve_threads(threads);
   if (m <= kMtPrivateMaxBuckets) return std::size_t(threads) * m * sizeof(T);
   const std::size_t parts = std::size_t(1) << mt_partition_bits(m);
-  return std::size_t(n) * (sizeof(std::uint32_t) + sizeof(T)) + 2 * parts * threads * sizeof(std::int64_t) + 64;
+  return std::size_t(n) * (sizeof(std::uint32_t) + sizeof(T)) + alignof(T) + 2 * parts * threads * sizeof(std::int64_t) + 64;
 }
 
 // Runs f(t) for t in [0, threads) on threads-1 new threads and the caller.
@@ -48,9 +48,11 @@ void run_threads(int threads, F f) {
 
 // Modern baseline (not in the thesis): see the file comment. Thread chunks and partitions keep
 // input order within a bucket, so the result equals Alg 2.2's for any associative operator.
-template <class Op>
-void multireduce_mt(const std::uint32_t* labels, const typename Op::value_type* values, std::int64_t n,
-                    std::uint32_t m, int threads, void* scratch, typename Op::value_type* buckets) {
+// The values as a function of the row, value_at(i): a column, or one computed from a row's fields
+// (the decimal study's price × quantity).
+template <class Op, class ValueAt>
+void multireduce_mt_by(const std::uint32_t* labels, ValueAt value_at, std::int64_t n, std::uint32_t m, int threads, void* scratch,
+                       typename Op::value_type* buckets) {
   using T = typename Op::value_type;
   threads = resolve_threads(threads);
   auto lo = [&](int t) { return n * t / threads; };
@@ -59,7 +61,7 @@ void multireduce_mt(const std::uint32_t* labels, const typename Op::value_type* 
     run_threads(threads, [&](int t) {
       T* mine = priv + std::size_t(t) * m;
       for (std::uint32_t b = 0; b < m; ++b) mine[b] = Op::identity();
-      for (std::int64_t i = lo(t), e = lo(t + 1); i < e; ++i) mine[labels[i]] = Op::apply(mine[labels[i]], values[i]);
+      for (std::int64_t i = lo(t), e = lo(t + 1); i < e; ++i) mine[labels[i]] = Op::apply(mine[labels[i]], value_at(i));
     });
     // Merge: each thread owns a bucket range and folds the private copies in thread order.
     run_threads(threads, [&](int t) {
@@ -74,7 +76,9 @@ void multireduce_mt(const std::uint32_t* labels, const typename Op::value_type* 
   const int pbits = mt_partition_bits(m), shift = label_bits(m) - pbits;
   const std::size_t parts = std::size_t(1) << pbits;
   std::uint32_t* pl = static_cast<std::uint32_t*>(scratch);
-  T* pv = reinterpret_cast<T*>(pl + n);
+  // The values aligned for T after the labels (n labels end on a 4-byte boundary; 16-byte values
+  // such as the decimal study's __int128 need their own alignment).
+  T* pv = reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(pl + n) + alignof(T) - 1) & ~std::uintptr_t(alignof(T) - 1));
   // Offsets aligned for int64 after the two arrays.
   std::uintptr_t at = reinterpret_cast<std::uintptr_t>(pv + n);
   std::int64_t* count = reinterpret_cast<std::int64_t*>((at + 7) & ~std::uintptr_t(7));  // [t][p]
@@ -100,7 +104,7 @@ void multireduce_mt(const std::uint32_t* labels, const typename Op::value_type* 
     for (std::int64_t i = lo(t), e = lo(t + 1); i < e; ++i) {
       const std::int64_t to = c[labels[i] >> shift]++;
       pl[to] = labels[i];
-      pv[to] = values[i];
+      pv[to] = value_at(i);
     }
   });
   std::atomic<std::size_t> next{0};
@@ -112,6 +116,12 @@ void multireduce_mt(const std::uint32_t* labels, const typename Op::value_type* 
       for (std::int64_t j = pstart[p]; j < e; ++j) buckets[pl[j]] = Op::apply(buckets[pl[j]], pv[j]);
     }
   });
+}
+
+template <class Op>
+void multireduce_mt(const std::uint32_t* labels, const typename Op::value_type* values, std::int64_t n, std::uint32_t m, int threads,
+                    void* scratch, typename Op::value_type* buckets) {
+  multireduce_mt_by<Op>(labels, [values](std::int64_t i) { return values[i]; }, n, m, threads, scratch, buckets);
 }
 
 // Streaming read: the sum of n int32 words on `threads` threads, four independent accumulators per

@@ -45,11 +45,9 @@ ClusterPlan cluster_plan(std::uint32_t m, const Tuning& t, int max_passes = 4) {
   return p;
 }
 
-template <class Op>
-__global__ void __launch_bounds__(1024) cluster_privatized_kernel(const std::uint32_t* __restrict__ labels,
-                                                                  const typename Op::value_type* __restrict__ values, std::int64_t n,
-                                                                  std::uint32_t m, int shift, std::uint32_t lo,
-                                                                  typename Op::value_type* partials) {
+template <class Op, class Src>
+__global__ void __launch_bounds__(1024) cluster_privatized_kernel(const Src src, std::int64_t n, std::uint32_t m, int shift,
+                                                                  std::uint32_t lo, typename Op::value_type* partials) {
   using T = typename Op::value_type;
   namespace cg = cooperative_groups;
   cg::cluster_group cluster = cg::this_cluster();
@@ -73,8 +71,8 @@ __global__ void __launch_bounds__(1024) cluster_privatized_kernel(const std::uin
   for (std::int64_t base = warp * 64; base < quads; base += warps * 64) {
     const std::int64_t q0 = base + lane, q1 = base + 32 + lane;
     Quad<T> a{}, b{};
-    if (q0 < quads) a = load_quad(labels, values, q0);
-    if (q1 < quads) b = load_quad(labels, values, q1);
+    if (q0 < quads) a = src.quad(q0);
+    if (q1 < quads) b = src.quad(q1);
     auto step = [&](std::uint32_t label, T v, bool valid) {
       // A warp of equal labels (degenerate, hot zipf labels) would serialise 32 remote atomics
       // on one address: reduce first, update once.
@@ -92,7 +90,7 @@ __global__ void __launch_bounds__(1024) cluster_privatized_kernel(const std::uin
 #pragma unroll
     for (int k = 0; k < 4; ++k) step(b.label[k], b.value[k], q1 < quads);
   }
-  if (blockIdx.x == 0 && threadIdx.x < n - quads * 4) update(labels[quads * 4 + threadIdx.x], values[quads * 4 + threadIdx.x]);
+  if (blockIdx.x == 0 && threadIdx.x < n - quads * 4) update(src.label(quads * 4 + threadIdx.x), src.value(quads * 4 + threadIdx.x));
   cluster.sync();  // all updates to this block's slice are done (and no block leaves while others write to it)
 
   // This cluster's set, slice by slice, into the set-major partials (one row per cluster).
@@ -117,9 +115,9 @@ int cluster_wave(Kernel kernel, const ClusterPlan& p, cudaLaunchConfig_t& cfg, c
   return lp::max_active_clusters(kernel, p.cluster, p.threads, p.smem);
 }
 
-template <class Op>
+template <class Op, class Src = PairSource<typename Op::value_type>>
 int cluster_grid(const ClusterPlan& p, cudaLaunchConfig_t& cfg, cudaLaunchAttribute* attr) {
-  return cluster_wave(cluster_privatized_kernel<Op>, p, cfg, attr);
+  return cluster_wave(cluster_privatized_kernel<Op, Src>, p, cfg, attr);
 }
 
 template <class T>
@@ -127,35 +125,42 @@ std::size_t cluster_privatized_scratch_bytes(std::uint32_t m, int clusters) {
   return std::size_t(clusters) * m * sizeof(T);
 }
 
-// Clusters resident at once for this (m, tuning): the rows of the partials.
-template <class Op>
+// Clusters resident at once for this (m, tuning) and source: the rows of the partials.
+template <class Op, class Src = PairSource<typename Op::value_type>>
 int cluster_privatized_sets(std::uint32_t m, const Tuning& t) {
   ClusterPlan p = cluster_plan<typename Op::value_type>(m, t);
   if (!p.cluster) return 0;
   cudaLaunchConfig_t cfg{};
   cudaLaunchAttribute attr[1];
-  return cluster_grid<Op>(p, cfg, attr);
+  return cluster_grid<Op, Src>(p, cfg, attr);
 }
 
-template <class Op>
-void cluster_privatized(const std::uint32_t* labels, const typename Op::value_type* values, std::int64_t n, std::uint32_t m,
-                        typename Op::value_type* out, void* scratch, std::size_t scratch_bytes, const Tuning& t, cudaStream_t s) {
+// Over any source (common.cuh).
+template <class Op, class Src>
+void cluster_privatized(const Src& src, std::int64_t n, std::uint32_t m, typename Op::value_type* out, void* scratch,
+                        std::size_t scratch_bytes, const Tuning& t, cudaStream_t s) {
   using T = typename Op::value_type;
   ClusterPlan p = cluster_plan<T>(m, t);
   if (!p.cluster) throw std::invalid_argument("cluster_privatized: the bucket set does not fit in a cluster");
   cudaLaunchConfig_t cfg{};
   cudaLaunchAttribute attr[1];
-  int clusters = cluster_grid<Op>(p, cfg, attr);
+  int clusters = cluster_grid<Op, Src>(p, cfg, attr);
   if (cluster_privatized_scratch_bytes<T>(m, clusters) > scratch_bytes) throw std::invalid_argument("cluster_privatized: scratch too small");
   cfg.gridDim = dim3(clusters * p.cluster);
   cfg.stream = s;
   const std::uint32_t span = std::uint32_t(p.cluster) << p.shift;
   for (int pass = 0; pass < p.passes; ++pass) {
-    LP_CUDA(cudaLaunchKernelEx(&cfg, cluster_privatized_kernel<Op>, labels, values, n, m, p.shift, std::uint32_t(pass) * span,
+    LP_CUDA(cudaLaunchKernelEx(&cfg, cluster_privatized_kernel<Op, Src>, src, n, m, p.shift, std::uint32_t(pass) * span,
                                static_cast<T*>(scratch)));
     LP_CUDA_LAUNCH("cluster_privatized_kernel");
   }
   reduce_columns<Op>(static_cast<T*>(scratch), clusters, m, out, s);
+}
+
+template <class Op>
+void cluster_privatized(const std::uint32_t* labels, const typename Op::value_type* values, std::int64_t n, std::uint32_t m,
+                        typename Op::value_type* out, void* scratch, std::size_t scratch_bytes, const Tuning& t, cudaStream_t s) {
+  cluster_privatized<Op>(PairSource<typename Op::value_type>{labels, values}, n, m, out, scratch, scratch_bytes, t, s);
 }
 
 }  // namespace lp::multireduce

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "../common/cuda_check.cuh"
 #include "../common/device_facts.cuh"
@@ -78,11 +80,20 @@ void fill(T* out, std::int64_t count, T value, cudaStream_t s) {
 // One atomic read-modify-write with a commutative operator, on global or shared memory (generic
 // addresses). Only the operators with a native atomic are offered: a variant that needs this for
 // another operator does not compile, which is the point.
+// An operator with no native atomic may bring its own: a static `atomic(T*, T)` (the decimal
+// study's 128-bit sums carry from one 64-bit word into the next).
+template <class Op, class = void>
+struct has_own_atomic : std::false_type {};
+template <class Op>
+struct has_own_atomic<Op, std::void_t<decltype(&Op::atomic)>> : std::true_type {};
+
 template <class Op>
 __device__ __forceinline__ void atomic_apply(typename Op::value_type* p, typename Op::value_type v) {
   using T = typename Op::value_type;
   static_assert(Op::commutative, "atomic updates reorder inputs: commutative operators only");
-  if constexpr (std::is_same_v<Op, Add<T>>) {
+  if constexpr (has_own_atomic<Op>::value) {
+    Op::atomic(p, v);
+  } else if constexpr (std::is_same_v<Op, Add<T>>) {
     if constexpr (std::is_same_v<T, std::int64_t>)
       atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
     else
@@ -173,5 +184,39 @@ __device__ __forceinline__ Quad<T> load_quad(const std::uint32_t* labels, const 
   memcpy(q.value, w, sizeof(w));
   return q;
 }
+
+// A read-only (non-coherent cache) load of any 4-, 8- or 16-byte value: what `const T* __restrict__`
+// kernel parameters let the compiler emit, stated, now that the pointers sit in a source struct.
+// Elements of a cudaMalloc'd array of T are aligned to sizeof(T) for these sizes.
+template <class T>
+__device__ __forceinline__ T ldg_any(const T* p) {
+  T v;
+  if constexpr (sizeof(T) == 4) {
+    const unsigned w = __ldg(reinterpret_cast<const unsigned*>(p));
+    memcpy(&v, &w, 4);
+  } else if constexpr (sizeof(T) == 8) {
+    const unsigned long long w = __ldg(reinterpret_cast<const unsigned long long*>(p));
+    memcpy(&v, &w, 8);
+  } else {
+    static_assert(sizeof(T) == 16, "4-, 8- or 16-byte values");
+    const uint4 w = __ldg(reinterpret_cast<const uint4*>(p));
+    memcpy(&v, &w, 16);
+  }
+  return v;
+}
+
+// What a kernel of this family reads: a source hands it four consecutive inputs (quad) or one
+// (label, value). PairSource is every study's labels and values side by side; a study whose
+// values are computed from its rows (the decimal study's price × quantity) passes its own source
+// with the same three calls instead of copying the kernels.
+template <class T>
+struct PairSource {
+  using value_type = T;
+  const std::uint32_t* labels;
+  const T* values;
+  __device__ __forceinline__ Quad<T> quad(std::int64_t q) const { return load_quad(labels, values, q); }
+  __device__ __forceinline__ std::uint32_t label(std::int64_t i) const { return __ldg(labels + i); }
+  __device__ __forceinline__ T value(std::int64_t i) const { return ldg_any(values + i); }
+};
 
 }  // namespace lp::multireduce

@@ -6,9 +6,8 @@
 
 namespace lp::multireduce {
 
-template <class Op, bool kAggregate>
-__global__ void global_atomics_kernel(const std::uint32_t* __restrict__ labels, const typename Op::value_type* __restrict__ values,
-                                      std::int64_t n, typename Op::value_type* out) {
+template <class Op, bool kAggregate, class Src>
+__global__ void global_atomics_kernel(const Src src, std::int64_t n, typename Op::value_type* out) {
   using T = typename Op::value_type;
   const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
   const int lane = threadIdx.x & 31;
@@ -21,8 +20,8 @@ __global__ void global_atomics_kernel(const std::uint32_t* __restrict__ labels, 
   for (std::int64_t base = blockIdx.x * std::int64_t(blockDim.x) + (threadIdx.x & ~31); base < n; base += stride) {
     const std::int64_t i = base + lane;
     const bool valid = i < n;
-    const std::uint32_t label = valid ? labels[i] : 0u;
-    T v = valid ? values[i] : Op::identity();
+    const std::uint32_t label = valid ? src.label(i) : 0u;
+    T v = valid ? src.value(i) : Op::identity();
     if constexpr (kAggregate) {
       const std::uint32_t first = __shfl_sync(0xffffffffu, label, 0);  // every lane, before the vote: a shuffle waits for all 32
       if (__all_sync(0xffffffffu, valid && label == first)) {
@@ -43,12 +42,18 @@ __global__ void global_atomics_kernel(const std::uint32_t* __restrict__ labels, 
   if (kAggregate && lane == 0 && run_label != 0xffffffffu) atomic_apply<Op>(out + run_label, run_value);
 }
 
+// Over any source (common.cuh).
+template <class Op, bool kAggregate = false, class Src>
+void global_atomics(const Src& src, std::int64_t n, std::uint32_t m, typename Op::value_type* out, cudaStream_t s) {
+  fill(out, m, Op::identity(), s);
+  global_atomics_kernel<Op, kAggregate, Src><<<grid_for(n, 256, 8), 256, 0, s>>>(src, n, out);
+  LP_CUDA_LAUNCH("global_atomics_kernel");
+}
+
 template <class Op, bool kAggregate = false>
 void global_atomics(const std::uint32_t* labels, const typename Op::value_type* values, std::int64_t n, std::uint32_t m,
                     typename Op::value_type* out, cudaStream_t s) {
-  fill(out, m, Op::identity(), s);
-  global_atomics_kernel<Op, kAggregate><<<grid_for(n, 256, 8), 256, 0, s>>>(labels, values, n, out);
-  LP_CUDA_LAUNCH("global_atomics_kernel");
+  global_atomics<Op, kAggregate>(PairSource<typename Op::value_type>{labels, values}, n, m, out, s);
 }
 
 }  // namespace lp::multireduce

@@ -78,11 +78,10 @@ __device__ __forceinline__ void privatized_warp_update(typename Op::value_type* 
   if (valid) privatized_update<Op, R>(sb, local, v, copy);
 }
 
-template <class Op, int R, bool kPartials>
-__global__ void __launch_bounds__(1024) shared_privatized_kernel(const std::uint32_t* __restrict__ labels,
-                                                                 const typename Op::value_type* __restrict__ values, std::int64_t n,
-                                                                 std::uint32_t m, int parts, std::uint32_t span,
-                                                                 typename Op::value_type* out, typename Op::value_type* partials) {
+template <class Op, int R, bool kPartials, class Src>
+__global__ void __launch_bounds__(1024) shared_privatized_kernel(const Src src, std::int64_t n, std::uint32_t m, int parts,
+                                                                 std::uint32_t span, typename Op::value_type* out,
+                                                                 typename Op::value_type* partials) {
   using T = typename Op::value_type;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* sb = reinterpret_cast<T*>(smem_raw);
@@ -99,8 +98,8 @@ __global__ void __launch_bounds__(1024) shared_privatized_kernel(const std::uint
   for (std::int64_t base = warp * 64; base < quads; base += warps * 64) {
     const std::int64_t q0 = base + lane, q1 = base + 32 + lane;
     Quad<T> a{}, b{};
-    if (q0 < quads) a = load_quad(labels, values, q0);
-    if (q1 < quads) b = load_quad(labels, values, q1);
+    if (q0 < quads) a = src.quad(q0);
+    if (q1 < quads) b = src.quad(q1);
     // Runs of equal labels (degenerate, sorted, hot zipf labels) cost one update per thread for
     // its 8 inputs where every lane has one; 64-bit and float atomics, slow when they pile up on
     // one address, gain most.
@@ -123,7 +122,7 @@ __global__ void __launch_bounds__(1024) shared_privatized_kernel(const std::uint
   // The last n mod 4 inputs, by the first chunk's blocks.
   if (chunk == 0 && threadIdx.x < n - quads * 4) {
     const std::int64_t i = quads * 4 + threadIdx.x;
-    if (labels[i] - lo < span) privatized_update<Op, R>(sb, labels[i] - lo, values[i], copy);
+    if (src.label(i) - lo < span) privatized_update<Op, R>(sb, src.label(i) - lo, src.value(i), copy);
   }
   __syncthreads();
 
@@ -138,40 +137,47 @@ __global__ void __launch_bounds__(1024) shared_privatized_kernel(const std::uint
   }
 }
 
-template <class Op, int R>
-void shared_privatized_launch(const SharedPrivatizedPlan& p, const std::uint32_t* labels, const typename Op::value_type* values,
-                              std::int64_t n, std::uint32_t m, typename Op::value_type* out, void* scratch, cudaStream_t s) {
+template <class Op, int R, class Src>
+void shared_privatized_launch(const SharedPrivatizedPlan& p, const Src& src, std::int64_t n, std::uint32_t m,
+                              typename Op::value_type* out, void* scratch, cudaStream_t s) {
   using T = typename Op::value_type;
   auto run = [&](auto kernel) {
     // Keyed on the kernel's address: the two instances (partials or not) share one type, and a
     // limit remembered per type once let one launch without its opt-in (issue 20).
     lp::allow_dynamic_shared(kernel, p.smem);
-    kernel<<<p.blocks, p.threads, p.smem, s>>>(labels, values, n, m, p.parts, p.span, out, static_cast<T*>(scratch));
+    kernel<<<p.blocks, p.threads, p.smem, s>>>(src, n, m, p.parts, p.span, out, static_cast<T*>(scratch));
     LP_CUDA_LAUNCH("shared_privatized_kernel");
   };
   if (p.partials) {
-    run(shared_privatized_kernel<Op, R, true>);
+    run(shared_privatized_kernel<Op, R, true, Src>);
     reduce_columns<Op>(static_cast<T*>(scratch), p.blocks / p.parts, m, out, s);
   } else {
     fill(out, m, Op::identity(), s);
-    run(shared_privatized_kernel<Op, R, false>);
+    run(shared_privatized_kernel<Op, R, false, Src>);
   }
 }
 
-// Launcher. Throws when even kMaxParts windows do not fit (the study refuses such m first).
+// Launcher over any source (common.cuh). Throws when even kMaxParts windows do not fit (the study
+// refuses such m first).
+template <class Op, class Src>
+void shared_privatized(const Src& src, std::int64_t n, std::uint32_t m, typename Op::value_type* out, void* scratch, const Tuning& t,
+                       cudaStream_t s) {
+  const auto p = shared_privatized_plan<typename Op::value_type>(n, m, t);
+  switch (p.copies) {
+    case 32: return shared_privatized_launch<Op, 32>(p, src, n, m, out, scratch, s);
+    case 16: return shared_privatized_launch<Op, 16>(p, src, n, m, out, scratch, s);
+    case 8: return shared_privatized_launch<Op, 8>(p, src, n, m, out, scratch, s);
+    case 4: return shared_privatized_launch<Op, 4>(p, src, n, m, out, scratch, s);
+    case 2: return shared_privatized_launch<Op, 2>(p, src, n, m, out, scratch, s);
+    case 1: return shared_privatized_launch<Op, 1>(p, src, n, m, out, scratch, s);
+    default: throw std::invalid_argument("shared_privatized: the bucket set does not fit in shared memory");
+  }
+}
+
 template <class Op>
 void shared_privatized(const std::uint32_t* labels, const typename Op::value_type* values, std::int64_t n, std::uint32_t m,
                        typename Op::value_type* out, void* scratch, const Tuning& t, cudaStream_t s) {
-  const auto p = shared_privatized_plan<typename Op::value_type>(n, m, t);
-  switch (p.copies) {
-    case 32: return shared_privatized_launch<Op, 32>(p, labels, values, n, m, out, scratch, s);
-    case 16: return shared_privatized_launch<Op, 16>(p, labels, values, n, m, out, scratch, s);
-    case 8: return shared_privatized_launch<Op, 8>(p, labels, values, n, m, out, scratch, s);
-    case 4: return shared_privatized_launch<Op, 4>(p, labels, values, n, m, out, scratch, s);
-    case 2: return shared_privatized_launch<Op, 2>(p, labels, values, n, m, out, scratch, s);
-    case 1: return shared_privatized_launch<Op, 1>(p, labels, values, n, m, out, scratch, s);
-    default: throw std::invalid_argument("shared_privatized: the bucket set does not fit in shared memory");
-  }
+  shared_privatized<Op>(PairSource<typename Op::value_type>{labels, values}, n, m, out, scratch, t, s);
 }
 
 }  // namespace lp::multireduce

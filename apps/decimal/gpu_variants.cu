@@ -1,0 +1,156 @@
+// Ours: the multireduce kernels (kernels/multireduce/) on the sales rows, through the rows'
+// source, with 16-byte carry buckets (or the article's 32-bit words) for decimal128; a sort-based
+// group-by for bucket sets beyond the chip; and `auto`, which picks by type and m.
+#include "gpu_query.cuh"
+#include "kernels/common/carve.hpp"
+#include "kernels/multireduce/cluster_privatized.cuh"
+#include "kernels/multireduce/global_atomics.cuh"
+#include "kernels/multireduce/label_look.cuh"
+#include "kernels/multireduce/shared_privatized.cuh"
+#include "kernels/multireduce/sort_global.cuh"
+
+namespace lp::decimal_study {
+
+namespace mr = lp::multireduce;
+namespace kd = lp::decimal;
+
+namespace {
+
+template <class Op>
+using Src = kd::SalesSource<Op>;
+
+template <class Op>
+int cluster_sets(const Ctx& c) {
+  return mr::cluster_privatized_sets<Op, Src<Op>>(c.m, c.tune);
+}
+
+// sort_reduce: the products as a column, then the thesis's sort_global (radix sort by product id,
+// segmented reduce of the runs): the partition-based group-by's answer to bucket sets that no
+// chip holds (each bucket written once, every access sequential).
+template <class Op>
+std::size_t sort_reduce_bytes(const Ctx& c) {
+  lp::Carve k(nullptr);
+  k.take<typename Op::value_type>(std::size_t(c.n));
+  return k.used() + mr::sort_global_scratch_bytes<Op>(c.n, c.m, c.tune);
+}
+
+template <class Op>
+void sort_reduce(Ctx& c) {
+  gpu_query<Op>(c, [&](const Src<Op>& src, typename Op::value_type* out) {
+    lp::Carve k(c.scratch);
+    auto* products = k.take<typename Op::value_type>(std::size_t(c.n));
+    kd::materialize<Op>(src, c.n, products, c.stream);
+    mr::sort_global<Op>(c.d_labels, products, c.n, c.m, out, k.rest(), c.scratch_bytes - k.used(), c.tune, c.stream);
+  });
+}
+
+// The regimes auto picks between, as the multireduce's auto does (apps/multireduce/
+// modern_variants.cu): a bucket set in each block's shared memory while one fits (up to 4 label
+// windows), one per cluster while 16 blocks hold it, global atomics while the buckets stay in L2
+// or the labels come in runs, and the sort beyond.
+enum class Regime { Shared, Cluster, Global, Sort };
+
+template <class Op>
+Regime choose(const Ctx& c) {
+  using T = typename Op::value_type;
+  if (mr::shared_privatized_plan<T>(c.n, c.m, c.tune).copies > 0) return Regime::Shared;
+  if (mr::cluster_plan<T>(c.m, c.tune).cluster > 0) return Regime::Cluster;
+  if (double(c.m) * sizeof(T) <= 0.75 * double(mr::l2_bytes())) return Regime::Global;
+  return Regime::Sort;
+}
+
+const char* regime_name(Regime r) {
+  switch (r) {
+    case Regime::Shared: return "shared_privatized";
+    case Regime::Cluster: return "cluster_privatized";
+    case Regime::Global: return "global_atomics";
+    default: return "sort_reduce";
+  }
+}
+
+template <class Op>
+std::size_t scratch_for(Regime r, const Ctx& c) {
+  using T = typename Op::value_type;
+  switch (r) {
+    case Regime::Shared: return mr::shared_privatized_scratch_bytes<T>(c.n, c.m, c.tune);
+    case Regime::Cluster: return mr::cluster_privatized_scratch_bytes<T>(c.m, cluster_sets<Op>(c));
+    case Regime::Global: return 0;
+    default:
+      if constexpr (std::is_same_v<Op, kd::Sum128Words>) return 0;
+      else return sort_reduce_bytes<Op>(c);
+  }
+}
+
+template <class Op>
+void run_regime(Regime r, Ctx& c) {
+  switch (r) {
+    case Regime::Shared:
+      return gpu_query<Op>(c, [&](const Src<Op>& s, auto* out) { mr::shared_privatized<Op>(s, c.n, c.m, out, c.scratch, c.tune, c.stream); });
+    case Regime::Cluster:
+      return gpu_query<Op>(c, [&](const Src<Op>& s, auto* out) {
+        mr::cluster_privatized<Op>(s, c.n, c.m, out, c.scratch, c.scratch_bytes, c.tune, c.stream);
+      });
+    case Regime::Global:
+      return gpu_query<Op>(c, [&](const Src<Op>& s, auto* out) { mr::global_atomics<Op, true>(s, c.n, c.m, out, c.stream); });
+    default:
+      // The words' 32-byte values are no use to a sort (it moves values): carry buckets only.
+      if constexpr (std::is_same_v<Op, kd::Sum128Words>) throw std::logic_error("decimal: sort_reduce sorts 16-byte values");
+      else return sort_reduce<Op>(c);
+  }
+}
+
+// A variant that runs one regime with the given buckets.
+Def regime_variant(std::string name, std::string description, Regime r, Buckets b, std::function<std::string(const Ctx&)> unsupported) {
+  return {std::move(name), harness::VariantKind::Ours, std::move(description), {b, {}}, std::move(unsupported),
+          [r, b](const Ctx& c) { return for_op<std::size_t>(c.type, b, [&](auto op) { return scratch_for<decltype(op)>(r, c); }); },
+          [r, b](Ctx& c) { with_op(c.type, b, [&](auto op) { run_regime<decltype(op)>(r, c); }); }};
+}
+
+}  // namespace
+
+void add_gpu_variants(Defs& d) {
+  d.add({"auto", harness::VariantKind::Ours,
+         "ours: by type and m, shared_privatized while a bucket set fits a block, cluster_privatized while 16 blocks hold it, global_atomics "
+         "while the buckets fit L2, else sort_reduce",
+         {Buckets::Carry,
+          [](const Ctx& c) { return std::string(regime_name(for_op<Regime>(c.type, Buckets::Carry, [&](auto op) { return choose<decltype(op)>(c); }))); }},
+         {},
+         [](const Ctx& c) {
+           return for_op<std::size_t>(c.type, Buckets::Carry, [&](auto op) { return scratch_for<decltype(op)>(choose<decltype(op)>(c), c); });
+         },
+         [](Ctx& c) { with_op(c.type, Buckets::Carry, [&](auto op) { run_regime<decltype(op)>(choose<decltype(op)>(c), c); }); }});
+  auto shared_fits = [](Buckets b) {
+    return [b](const Ctx& c) {
+      const bool fits = for_op<bool>(c.type, b, [&](auto op) {
+        return mr::shared_privatized_plan<typename decltype(op)::value_type>(c.n, c.m, c.tune).copies > 0;
+      });
+      return fits ? std::string() : std::string("a quarter of the bucket set exceeds a block's shared memory");
+    };
+  };
+  d.add(regime_variant("shared_privatized",
+                       "ours: per-block bucket sets in shared memory (multireduce's shared_privatized on the rows), decimal128 in 16-byte buckets "
+                       "whose low word carries into the high one",
+                       Regime::Shared, Buckets::Carry, shared_fits(Buckets::Carry)));
+  d.add(regime_variant("shared_words",
+                       "ours, decimal128: the same with the article's 32-bit words, each summed in a 64-bit counter without carries (32-byte "
+                       "buckets, plain atomics), the carries resolved once per group",
+                       Regime::Shared, Buckets::Words, [shared_fits](const Ctx& c) {
+                         if (c.type != Type::Decimal128) return std::string("32-bit words: decimal128 only");
+                         return shared_fits(Buckets::Words)(c);
+                       }));
+  d.add(regime_variant("cluster_privatized", "ours (Hopper): one bucket set per thread-block cluster in distributed shared memory",
+                       Regime::Cluster, Buckets::Carry, [](const Ctx& c) {
+                         const bool fits = for_op<bool>(c.type, Buckets::Carry, [&](auto op) {
+                           return mr::cluster_plan<typename decltype(op)::value_type>(c.m, c.tune).cluster > 0;
+                         });
+                         return fits ? std::string() : std::string("the bucket set exceeds 16 blocks' shared memory");
+                       }));
+  d.add(regime_variant("global_atomics", "ours: one global atomic per row on its product's bucket (one per warp where 32 rows share a product)",
+                       Regime::Global, Buckets::Carry, {}));
+  d.add(regime_variant("sort_reduce", "ours: the products as a column, radix sort by product id, segmented reduce (multireduce's sort_global)",
+                       Regime::Sort, Buckets::Carry, [](const Ctx& c) {
+                         return c.n > (std::int64_t(1) << 31) - 1 ? std::string("sort_global counts in int") : std::string();
+                       }));
+}
+
+}  // namespace lp::decimal_study

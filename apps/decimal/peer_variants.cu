@@ -1,0 +1,43 @@
+// The peer a user would compose from CUB: the products as a column, then the multireduce study's
+// CUB by-key pipeline (radix sort by product id, cub::DeviceReduce::ReduceByKey on the 16-byte
+// values, the runs written to their buckets).
+#include "gpu_query.cuh"
+#include "kernels/multireduce/cub_sort_reduce.cuh"
+
+namespace lp::decimal_study {
+
+namespace mr = lp::multireduce;
+namespace kd = lp::decimal;
+
+namespace {
+
+template <class Op>
+std::size_t cub_bytes(const Ctx& c) {
+  lp::Carve k(nullptr);
+  k.take<typename Op::value_type>(std::size_t(c.n));
+  return k.used() + mr::cub_sort_reduce_scratch_bytes<Op>(c.n, c.m);
+}
+
+template <class Op>
+void cub_sort_reduce_by_key(Ctx& c) {
+  gpu_query<Op>(c, [&](const kd::SalesSource<Op>& src, typename Op::value_type* out) {
+    lp::Carve k(c.scratch);
+    auto* products = k.take<typename Op::value_type>(std::size_t(c.n));
+    kd::materialize<Op>(src, c.n, products, c.stream);
+    mr::cub_sort_reduce_by_key<Op>(c.d_labels, products, c.n, c.m, out, k.rest(), c.scratch_bytes - k.used(), c.stream);
+  });
+}
+
+}  // namespace
+
+void add_peer_variants(Defs& d) {
+  d.add({"cub_sort_reduce_by_key", harness::VariantKind::Peer,
+         "CUB: the products (__int128, int64 or double) as a column, cub::DeviceRadixSort::SortPairs by ceil(log2 m) bits, "
+         "cub::DeviceReduce::ReduceByKey, the runs scattered to their products",
+         {},
+         [](const Ctx& c) { return c.n > (std::int64_t(1) << 31) - 1 ? std::string("CUB's by-key counts runs in int") : std::string(); },
+         [](const Ctx& c) { return for_op<std::size_t>(c.type, Buckets::Carry, [&](auto op) { return cub_bytes<decltype(op)>(c); }); },
+         [](Ctx& c) { with_op(c.type, Buckets::Carry, [&](auto op) { cub_sort_reduce_by_key<decltype(op)>(c); }); }});
+}
+
+}  // namespace lp::decimal_study

@@ -135,6 +135,12 @@ void test_queries() {
       brute_force(s, m, lim, want, want_null, want_failed);
       const cd::Answer a = cd::reference(r, lim);
       CHECK_MSG(a.total == want && a.null == want_null && a.failed() == want_failed, "reference, case " << k << ": " << (a.total == want) << (a.null == want_null) << a.failed() << want_failed << " p=" << precision << " n=" << n << " m=" << m << " lim=" << double(lim.product) << "," << double(lim.sum));
+      {
+        std::vector<int128> total(m);
+        std::vector<std::uint8_t> null(m);
+        const bool failed = cd::group_sum_sequential(r, lim, total.data(), null.data());
+        CHECK_MSG(total == want && null == want_null && failed == want_failed, "sequential, case " << k);
+      }
       for (int threads : {1, 3}) {
         std::vector<unsigned char> scratch(cd::group_sum_mt_scratch_bytes(n, m, threads));
         std::vector<int128> total(m);

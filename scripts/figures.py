@@ -35,16 +35,20 @@ JOBS = [
     ("join (dev VM: CPU joins, DuckDB)", "plot_join.py", "dev-vm/join/join.json", "dev-vm/join/figures"),
     ("join (H100, its host's CPU joins and DuckDB)", "plot_join.py", "h100/join/join.json+h100-host/join/join.json", "h100/join/figures"),
     ("primitives", "plot_primitives.py", "h100/primitives/primitives.json", "h100/primitives/figures"),
+    ("decimal (H100, its host's CPU query and DuckDB)", "plot_decimal.py",
+     "h100/decimal/decimal.json+h100-host/decimal/decimal.json+h100-host/decimal/duckdb.json", "h100/decimal/figures"),
 ]
 
 # Studies whose results may not be committed yet (a study lands before its first GPU run): their
-# job takes part (regeneration, --check, the gallery) once its input exists, and is left out until
-# then. Every other job's missing figures still fail --check.
-OPTIONAL = set()
+# job takes part (regeneration, --check, the gallery) once its first input (the GPU's run) exists,
+# and is left out until then; a later input still missing (the host's run) is the plotting script's
+# to skip in one line, and the figures are made without it. Every other job's missing figures still
+# fail --check.
+OPTIONAL = {"decimal (H100, its host's CPU query and DuckDB)"}
 
 
 def active_jobs(results):
-    return [j for j in JOBS if j[0] not in OPTIONAL or all(os.path.exists(os.path.join(results, p)) for p in j[2].split("+"))]
+    return [j for j in JOBS if j[0] not in OPTIONAL or os.path.exists(os.path.join(results, j[2].split("+")[0]))]
 
 # The thesis's (or the reference's) figure each of ours reproduces; ours beyond the documents say so.
 # Keyed by the output's name without its extension; "study:name" (the study of JOBS) comes first,
@@ -75,6 +79,10 @@ REFERENCE = {
     "scatter_ns": "beyond the thesis: every GPU scatter variant against m, with the random-access probe and Table 4.3",
     "gather_ns": "beyond the thesis: every GPU gather variant against m, with the random-access probe",
     "scatter:summary": "beyond the thesis: the best scatter and gather against the random-access probe, thrust, cub_sort and auto",
+    "decimal_uniform": "beyond the documents: the decimal article's query, every variant against m per type, uniform products",
+    "decimal_zipf": "beyond the documents: the decimal article's query, every variant against m per type, zipf products",
+    "decimal_types": "beyond the documents: what decimal128 costs against decimal64 and double (the decimal article's question)",
+    "decimal_targets": "beyond the documents: issue 14's targets as measured ratios",
 }
 
 

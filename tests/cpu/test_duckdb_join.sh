@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The DuckDB anchor end to end (issue 13): bench join --dump-inputs, then scripts/duckdb/duckdb_join.mjs
-# joins the dump in DuckDB and validates every point against the reference's count and moments;
-# a tampered reference fails its record (exit 1); bad usage is refused in one line (exit 2) with
-# no output. Skipped (77) where node or the @duckdb/node-api package (scripts/install_deps.sh
-# installs it under scripts/duckdb/) is missing.
+# The DuckDB anchor end to end (issue 13): bench join --dump-inputs, then scripts/duckdb/duckdb_anchor.mjs
+# (its join module, scripts/duckdb/join.mjs) joins the dump in DuckDB and validates every point
+# against the reference's count and moments; a tampered reference fails its record (exit 1); bad
+# usage is refused in one line (exit 2) with no output. Skipped (77) where node or the
+# @duckdb/node-api package (scripts/install_deps.sh installs it under scripts/duckdb/) is missing.
 B="$BIN/bench-join"
-S="$SRC/scripts/duckdb/duckdb_join.mjs"
+S="$SRC/scripts/duckdb/duckdb_anchor.mjs"
 if ! command -v node >/dev/null 2>&1 || [ ! -d "$SRC/scripts/duckdb/node_modules/@duckdb/node-api" ]; then
   echo "skipped: node or scripts/duckdb/node_modules/@duckdb/node-api missing (scripts/install_deps.sh installs it)"
   exit 77

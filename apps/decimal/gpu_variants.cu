@@ -44,19 +44,42 @@ void sort_reduce(Ctx& c) {
   });
 }
 
-// The regimes auto picks between, as the multireduce's auto does (apps/multireduce/
-// modern_variants.cu): a bucket set in each block's shared memory while one fits (up to 4 label
-// windows), one per cluster while 16 blocks hold it, global atomics while the buckets stay in L2
-// or the labels come in runs, and the sort beyond.
-enum class Regime { Shared, Cluster, Global, Sort };
+// The regimes auto picks between, from the H100 sweep (results/h100/decimal/README.md). double
+// has native atomics: a block's bucket set in shared memory wherever it fits, global atomics while
+// the buckets fit L2, the sort beyond. decimal128's carry and decimal64's compare-and-swap updates
+// are returning atomics, slow where updates pile up on one address: shared memory only while the
+// set is small (4 KiB), then a look at the labels (label_look.cuh): shared memory up to 16 KiB
+// for spread labels, a cluster's set while 16 blocks hold it, and beyond that global atomics for
+// spread labels and the sort where labels repeat (zipf), whose hot buckets the atomics serialise on.
+enum class Regime { Shared, Cluster, Global, Sort, Look };
+
+template <class Op>
+constexpr bool native_atomics() { return std::is_same_v<Op, kd::SumDouble>; }
 
 template <class Op>
 Regime choose(const Ctx& c) {
   using T = typename Op::value_type;
-  if (mr::shared_privatized_plan<T>(c.n, c.m, c.tune).copies > 0) return Regime::Shared;
+  const bool shared = mr::shared_privatized_plan<T>(c.n, c.m, c.tune).copies > 0;
+  if constexpr (native_atomics<Op>()) {
+    if (shared) return Regime::Shared;
+    return double(c.m) * sizeof(T) <= 0.75 * double(mr::l2_bytes()) ? Regime::Global : Regime::Sort;
+  } else {
+    return shared && double(c.m) * sizeof(T) <= 4096 ? Regime::Shared : Regime::Look;
+  }
+}
+
+template <class Op>
+Regime after_look(const mr::LabelLook& look, const Ctx& c) {
+  using T = typename Op::value_type;
+  const bool repeats = look.duplicates >= 0.25;
+  if (!repeats && double(c.m) * sizeof(T) <= 16384 && mr::shared_privatized_plan<T>(c.n, c.m, c.tune).copies > 0) return Regime::Shared;
   if (mr::cluster_plan<T>(c.m, c.tune).cluster > 0) return Regime::Cluster;
-  if (double(c.m) * sizeof(T) <= 0.75 * double(mr::l2_bytes())) return Regime::Global;
-  return Regime::Sort;
+  return repeats ? Regime::Sort : Regime::Global;
+}
+
+template <class Op>
+Regime resolve(Regime r, const Ctx& c) {
+  return r == Regime::Look ? after_look<Op>(mr::look_at_labels(c.d_labels, c.n, c.stream), c) : r;
 }
 
 const char* regime_name(Regime r) {
@@ -64,7 +87,8 @@ const char* regime_name(Regime r) {
     case Regime::Shared: return "shared_privatized";
     case Regime::Cluster: return "cluster_privatized";
     case Regime::Global: return "global_atomics";
-    default: return "sort_reduce";
+    case Regime::Sort: return "sort_reduce";
+    default: return "look";
   }
 }
 
@@ -72,6 +96,12 @@ template <class Op>
 std::size_t scratch_for(Regime r, const Ctx& c) {
   using T = typename Op::value_type;
   switch (r) {
+    case Regime::Look: {  // whichever the look picks
+      std::size_t bytes = scratch_for<Op>(Regime::Sort, c);
+      if (mr::shared_privatized_plan<T>(c.n, c.m, c.tune).copies > 0) bytes = std::max(bytes, scratch_for<Op>(Regime::Shared, c));
+      if (mr::cluster_plan<T>(c.m, c.tune).cluster > 0) bytes = std::max(bytes, scratch_for<Op>(Regime::Cluster, c));
+      return bytes;
+    }
     case Regime::Shared: return mr::shared_privatized_scratch_bytes<T>(c.n, c.m, c.tune);
     case Regime::Cluster: return mr::cluster_privatized_scratch_bytes<T>(c.m, cluster_sets<Op>(c));
     case Regime::Global: return 0;
@@ -83,7 +113,7 @@ std::size_t scratch_for(Regime r, const Ctx& c) {
 
 template <class Op>
 void run_regime(Regime r, Ctx& c) {
-  switch (r) {
+  switch (resolve<Op>(r, c)) {
     case Regime::Shared:
       return gpu_query<Op>(c, [&](const Src<Op>& s, auto* out) { mr::shared_privatized<Op>(s, c.n, c.m, out, c.scratch, c.tune, c.stream); });
     case Regime::Cluster:
@@ -110,10 +140,12 @@ Def regime_variant(std::string name, std::string description, Regime r, Buckets 
 
 void add_gpu_variants(Defs& d) {
   d.add({"auto", harness::VariantKind::Ours,
-         "ours: by type and m, shared_privatized while a bucket set fits a block, cluster_privatized while 16 blocks hold it, global_atomics "
-         "while the buckets fit L2, else sort_reduce",
+         "ours: by type, m and a look at the labels: shared_privatized, cluster_privatized, global_atomics or sort_reduce (see gpu_variants.cu)",
          {Buckets::Carry,
-          [](const Ctx& c) { return std::string(regime_name(for_op<Regime>(c.type, Buckets::Carry, [&](auto op) { return choose<decltype(op)>(c); }))); }},
+          [](const Ctx& c) {
+            return std::string(regime_name(
+                for_op<Regime>(c.type, Buckets::Carry, [&](auto op) { return resolve<decltype(op)>(choose<decltype(op)>(c), c); })));
+          }},
          {},
          [](const Ctx& c) {
            return for_op<std::size_t>(c.type, Buckets::Carry, [&](auto op) { return scratch_for<decltype(op)>(choose<decltype(op)>(c), c); });
@@ -146,7 +178,12 @@ void add_gpu_variants(Defs& d) {
                          return fits ? std::string() : std::string("the bucket set exceeds 16 blocks' shared memory");
                        }));
   d.add(regime_variant("global_atomics", "ours: one global atomic per row on its product's bucket (one per warp where 32 rows share a product)",
-                       Regime::Global, Buckets::Carry, {}));
+                       Regime::Global, Buckets::Carry, [](const Ctx& c) {
+                         // Measured: 2 s a run at m = 256 on the H100, where a warp's 32 rows retry one another's swaps.
+                         return c.type == Type::Decimal64 && c.m < (1u << 16)
+                                    ? std::string("decimal64's compare-and-swap loop on fewer than 2^16 global buckets serialises (seconds a run)")
+                                    : std::string();
+                       }));
   d.add(regime_variant("sort_reduce", "ours: the products as a column, radix sort by product id, segmented reduce (multireduce's sort_global)",
                        Regime::Sort, Buckets::Carry, [](const Ctx& c) {
                          return c.n > (std::int64_t(1) << 31) - 1 ? std::string("sort_global counts in int") : std::string();

@@ -179,3 +179,19 @@ def write_figure(fig, path, **savefig_args):
     save_figure(fig, path, **savefig_args)
     plt.close(fig)
     print(f"wrote {path}")
+
+
+def load_study_inputs(srcs, out, study):
+    """The results documents of `study` among the files `srcs` (a plotting script's inputs): a
+    missing file is skipped with one line (skip), another study's file exits naming it."""
+    docs = []
+    for src in srcs:
+        if not os.path.exists(src):
+            skip(out, f"{src} not found")
+            continue
+        doc = load(src)
+        if doc["meta"].get("study") != study:
+            sys.exit(f"{src}: not a {study} study result")
+        docs.append(doc)
+    return docs
+

@@ -213,15 +213,7 @@ def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     srcs, out = sys.argv[1:-1], sys.argv[-1]
-    docs = []
-    for src in srcs:
-        if not os.path.exists(src):
-            lpresults.skip(out, f"{src} not found")
-            continue
-        doc = lpresults.load(src)
-        if doc["meta"].get("study") != "join":
-            sys.exit(f"{src}: not a join study result")
-        docs.append(doc)
+    docs = lpresults.load_study_inputs(srcs, out, "join")
     if not docs:
         return
     os.makedirs(out, exist_ok=True)

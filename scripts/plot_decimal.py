@@ -209,18 +209,23 @@ def dist_figure(docs, recs, d, out):
             if v in other:
                 kw["label"] += f" (n = {lpresults.pow2(other[v])})"
             line(ax, [(r["params"]["m"], r["ns_per_input"]) for r in here if r["variant"] == v], **kw)
-        if read:
-            ceiling_line(ax, bytes_per_row([r for r in here if r["params"]["n"] == n]), read)
-        m_axis(ax, [r["params"]["m"] for r in here])
-        ax.set(title=f"({'abcdef'[i]}) {TYPE_NAME.get(t, t)}", xlabel="groups m (products)")
-        if i == 0:
-            ax.set_ylabel("time per row (ns)")
-        ax.tick_params(labelleft=True)
+        finish_panel(ax, i, here, n, read, TYPE_NAME.get(t, t))
     legend_right(fig, axes[0])
     fig.suptitle(f"Per product sum(price × quantity): time per row against the group count, {dist_name(d)} products, "
                  f"n = {lpresults.pow2(n)} rows\n{machines(docs)}; every point validated", fontsize=10)
     fig.tight_layout()
     lpresults.write_figure(fig, out, dpi=150, bbox_inches="tight")
+
+
+def finish_panel(ax, i, rs, n, read, title):
+    """Panel i's read ceiling (at the records' bytes per row at n), m axis, lettered title and y label."""
+    if read:
+        ceiling_line(ax, bytes_per_row([r for r in rs if r["params"]["n"] == n]), read)
+    m_axis(ax, [r["params"]["m"] for r in rs])
+    ax.set(title=f"({'abcdef'[i]}) {title}", xlabel="groups m (products)")
+    if i == 0:
+        ax.set_ylabel("time per row (ns)")
+    ax.tick_params(labelleft=True)
 
 
 def fastest(rs, variants, t, n):
@@ -261,13 +266,7 @@ def types_figure(docs, recs, out):
         if duck:
             line(ax, duck.items(), color="#7f7f7f", marker="^", ls=":",
                  label=f"DuckDB, DECIMAL(38,{scale_of(rs)}) (the faster of its two plans){at(own)}")
-        if read:
-            ceiling_line(ax, bytes_per_row([r for r in rs if r["params"]["n"] == n]), read)
-        m_axis(ax, [r["params"]["m"] for r in rs])
-        ax.set(title=f"({'abcdef'[i]}) {dist_name(d)} products, n = {lpresults.pow2(n)} rows", xlabel="groups m (products)")
-        if i == 0:
-            ax.set_ylabel("time per row (ns)")
-        ax.tick_params(labelleft=True)
+        finish_panel(ax, i, rs, n, read, f"{dist_name(d)} products, n = {lpresults.pow2(n)} rows")
     legend_right(fig, axes[0])
     fig.suptitle(f"What the type costs: auto's time per row in decimal128, decimal64 and double, against the CPU and DuckDB\n"
                  f"{machines(docs)}; every point validated", fontsize=10)

@@ -241,10 +241,8 @@ class DecimalPoint final : public harness::TablePoint<Def> {
     write_sales(dir + "/sales.csv");
     int128 sum = 0, lo = 0, hi = 0, moment = 0;
     bool any = false;
-    std::vector<std::uint8_t> seen(ctx_.m, 0);
-    for (std::uint32_t l : sales_.labels) seen[l] = 1;
     for (std::uint32_t g = 0; g < ctx_.m; ++g) {
-      if (!seen[g]) continue;
+      if (!want_.has_rows[g]) continue;
       const int128 t = want_.total[g];
       sum += t;
       lo = any ? std::min(lo, t) : t;

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "apps/harness/device_buffer.hpp"
+#include "kernels/common/carve.hpp"
 #include "kernels/decimal/sales_source.cuh"
 #include "variant.hpp"
 
@@ -26,6 +27,24 @@ void gpu_query(Ctx& c, Body&& body) {
   T* buckets = static_cast<T*>(c.d_buckets);
   body(source<Op>(c), buckets);
   if constexpr (!std::is_same_v<Op, lp::decimal::SumDouble>) lp::decimal::check_totals<Op>(buckets, c.m, c.lim.sum, c.d_null, c.d_flags, c.stream);
+}
+
+// The sort-based group-bys move values, not rows: the products as a column at the front of the
+// scratch, then `rest` bytes for the sort. by_products(products, rest, rest_bytes) runs after the
+// column is written.
+template <class Op>
+std::size_t products_bytes(const Ctx& c, std::size_t rest) {
+  lp::Carve k(nullptr);
+  k.take<typename Op::value_type>(std::size_t(c.n));
+  return k.used() + rest;
+}
+
+template <class Op, class F>
+void with_products(Ctx& c, const lp::decimal::SalesSource<Op>& src, F&& by_products) {
+  lp::Carve k(c.scratch);
+  auto* products = k.take<typename Op::value_type>(std::size_t(c.n));
+  lp::decimal::materialize<Op>(src, c.n, products, c.stream);
+  by_products(products, static_cast<void*>(k.rest()), c.scratch_bytes - k.used());
 }
 
 }  // namespace lp::decimal_study

@@ -2,7 +2,6 @@
 // source, with 16-byte carry buckets (or the article's 32-bit words) for decimal128; a sort-based
 // group-by for bucket sets beyond the chip; and `auto`, which picks by type and m.
 #include "gpu_query.cuh"
-#include "kernels/common/carve.hpp"
 #include "kernels/multireduce/cluster_privatized.cuh"
 #include "kernels/multireduce/global_atomics.cuh"
 #include "kernels/multireduce/label_look.cuh"
@@ -29,18 +28,15 @@ int cluster_sets(const Ctx& c) {
 // chip holds (each bucket written once, every access sequential).
 template <class Op>
 std::size_t sort_reduce_bytes(const Ctx& c) {
-  lp::Carve k(nullptr);
-  k.take<typename Op::value_type>(std::size_t(c.n));
-  return k.used() + mr::sort_global_scratch_bytes<Op>(c.n, c.m, c.tune);
+  return products_bytes<Op>(c, mr::sort_global_scratch_bytes<Op>(c.n, c.m, c.tune));
 }
 
 template <class Op>
 void sort_reduce(Ctx& c) {
   gpu_query<Op>(c, [&](const Src<Op>& src, typename Op::value_type* out) {
-    lp::Carve k(c.scratch);
-    auto* products = k.take<typename Op::value_type>(std::size_t(c.n));
-    kd::materialize<Op>(src, c.n, products, c.stream);
-    mr::sort_global<Op>(c.d_labels, products, c.n, c.m, out, k.rest(), c.scratch_bytes - k.used(), c.tune, c.stream);
+    with_products(c, src, [&](const auto* products, void* rest, std::size_t rest_bytes) {
+      mr::sort_global<Op>(c.d_labels, products, c.n, c.m, out, rest, rest_bytes, c.tune, c.stream);
+    });
   });
 }
 

@@ -13,18 +13,15 @@ namespace {
 
 template <class Op>
 std::size_t cub_bytes(const Ctx& c) {
-  lp::Carve k(nullptr);
-  k.take<typename Op::value_type>(std::size_t(c.n));
-  return k.used() + mr::cub_sort_reduce_scratch_bytes<Op>(c.n, c.m);
+  return products_bytes<Op>(c, mr::cub_sort_reduce_scratch_bytes<Op>(c.n, c.m));
 }
 
 template <class Op>
 void cub_sort_reduce_by_key(Ctx& c) {
   gpu_query<Op>(c, [&](const kd::SalesSource<Op>& src, typename Op::value_type* out) {
-    lp::Carve k(c.scratch);
-    auto* products = k.take<typename Op::value_type>(std::size_t(c.n));
-    kd::materialize<Op>(src, c.n, products, c.stream);
-    mr::cub_sort_reduce_by_key<Op>(c.d_labels, products, c.n, c.m, out, k.rest(), c.scratch_bytes - k.used(), c.stream);
+    with_products(c, src, [&](const auto* products, void* rest, std::size_t rest_bytes) {
+      mr::cub_sort_reduce_by_key<Op>(c.d_labels, products, c.n, c.m, out, rest, rest_bytes, c.stream);
+    });
   });
 }
 

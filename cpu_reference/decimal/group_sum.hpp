@@ -34,6 +34,7 @@ struct Rows {
 struct Answer {
   std::vector<int128> total;       // per product, over its non-null rows (0 for a product without rows)
   std::vector<std::uint8_t> null;  // 1 where the total overflows the sum type
+  std::vector<std::uint8_t> has_rows;  // 1 for a product with at least one row (what SQL's group-by outputs)
   std::int64_t null_rows = 0, null_groups = 0;
   std::int64_t groups = 0;  // products with at least one row
   bool failed() const { return null_rows > 0 || null_groups > 0; }  // the fail-on-overflow mode's verdict
@@ -111,14 +112,14 @@ inline Answer reference(const Rows& r, const Limits& lim) {
   a.null.assign(r.m, 0);
   std::vector<unsigned char> scratch(group_sum_mt_scratch_bytes(r.n, r.m, 0));
   group_sum_mt(r, lim, 0, scratch.data(), a.total.data(), a.null.data());
-  std::vector<std::uint8_t> seen(r.m, 0);
+  a.has_rows.assign(r.m, 0);
   for (std::int64_t i = 0; i < r.n; ++i) {
     bool null = false;
     lp::decimal::Sum128::row(r.price[i], r.qty[i], lim.product, &null);
     a.null_rows += null;
-    seen[r.labels[i]] = 1;
+    a.has_rows[r.labels[i]] = 1;
   }
-  for (std::uint32_t b = 0; b < r.m; ++b) a.groups += seen[b], a.null_groups += a.null[b];
+  for (std::uint32_t b = 0; b < r.m; ++b) a.groups += a.has_rows[b], a.null_groups += a.null[b];
   return a;
 }
 

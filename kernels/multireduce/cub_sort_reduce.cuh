@@ -39,6 +39,7 @@ struct ByKeyScratch {
   int* runs;
   void* temp;
   std::size_t temp_bytes;
+  std::size_t pieces_bytes;  // everything before temp (with a null base: the sizes alone)
   ByKeyScratch(void* base, std::size_t bytes, std::int64_t n, std::uint32_t m) {
     lp::Carve c(base);
     keys = c.take<std::uint32_t>(std::size_t(n));
@@ -47,7 +48,8 @@ struct ByKeyScratch {
     run_vals = c.take<T>(m);
     runs = c.take<int>(64);
     temp = c.rest();
-    temp_bytes = bytes > c.used() ? bytes - c.used() : 0;
+    pieces_bytes = c.used();
+    temp_bytes = bytes > pieces_bytes ? bytes - pieces_bytes : 0;
   }
 };
 
@@ -64,13 +66,7 @@ std::size_t cub_sort_reduce_temp_bytes(std::int64_t n, std::uint32_t m) {
 
 template <class Op>
 std::size_t cub_sort_reduce_scratch_bytes(std::int64_t n, std::uint32_t m) {
-  lp::Carve c(nullptr);  // the same pieces as ByKeyScratch, sizes only
-  c.take<std::uint32_t>(std::size_t(n));
-  c.take<typename Op::value_type>(std::size_t(n));
-  c.take<std::uint32_t>(m);
-  c.take<typename Op::value_type>(m);
-  c.take<int>(64);
-  return c.used() + lp::align256(cub_sort_reduce_temp_bytes<Op>(n, m));
+  return ByKeyScratch<typename Op::value_type>(nullptr, 0, n, m).pieces_bytes + lp::align256(cub_sort_reduce_temp_bytes<Op>(n, m));
 }
 
 template <class Op>

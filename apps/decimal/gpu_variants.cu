@@ -23,34 +23,61 @@ int cluster_sets(const Ctx& c) {
   return mr::cluster_privatized_sets<Op, Src<Op>>(c.m, c.tune);
 }
 
+// The operator whose values the sorts move: decimal64's two words are summed from its 8-byte
+// products (the sticky Sum64, exact in a sequential reduce), half the bytes a radix pass moves,
+// then widened into the words' buckets.
+template <class Op>
+struct Moved {
+  using type = Op;
+};
+template <>
+struct Moved<kd::Sum64Words> {
+  using type = kd::Sum64;
+};
+
 // sort_reduce: the products as a column, then the thesis's sort_global (radix sort by product id,
 // segmented reduce of the runs): the partition-based group-by's answer to bucket sets that no
 // chip holds (each bucket written once, every access sequential).
 template <class Op>
 std::size_t sort_reduce_bytes(const Ctx& c) {
-  return products_bytes<Op>(c, mr::sort_global_scratch_bytes<Op>(c.n, c.m, c.tune));
+  using S = typename Moved<Op>::type;
+  lp::Carve k(nullptr);
+  if constexpr (!std::is_same_v<S, Op>) k.take<typename S::value_type>(c.m);  // the moved type's buckets
+  return k.used() + products_bytes<S>(c, mr::sort_global_scratch_bytes<S>(c.n, c.m, c.tune));
 }
 
 template <class Op>
 void sort_reduce(Ctx& c) {
+  using S = typename Moved<Op>::type;
   gpu_query<Op>(c, [&](const Src<Op>& src, typename Op::value_type* out) {
-    with_products(c, src, [&](const auto* products, void* rest, std::size_t rest_bytes) {
-      mr::sort_global<Op>(c.d_labels, products, c.n, c.m, out, rest, rest_bytes, c.tune, c.stream);
-    });
+    if constexpr (std::is_same_v<S, Op>) {
+      with_products(c, src, [&](const auto* products, void* rest, std::size_t rest_bytes) {
+        mr::sort_global<Op>(c.d_labels, products, c.n, c.m, out, rest, rest_bytes, c.tune, c.stream);
+      });
+    } else {
+      lp::Carve k(c.scratch);
+      auto* moved = k.take<typename S::value_type>(c.m);
+      Ctx sub = c;
+      sub.scratch = k.rest(), sub.scratch_bytes = c.scratch_bytes - k.used();
+      with_products(sub, source<S>(c), [&](const auto* products, void* rest, std::size_t rest_bytes) {
+        mr::sort_global<S>(c.d_labels, products, c.n, c.m, moved, rest, rest_bytes, c.tune, c.stream);
+      });
+      kd::widen<Op, S>(moved, c.m, out, c.stream);
+    }
   });
 }
 
 // The regimes auto picks between, from the H100 sweep (results/h100/decimal/README.md). double
-// has native atomics: a block's bucket set in shared memory wherever it fits, global atomics while
-// the buckets fit L2, the sort beyond. decimal128's carry and decimal64's compare-and-swap updates
-// are returning atomics, slow where updates pile up on one address: shared memory only while the
+// and decimal64's two words have plain (non-returning) atomics: a block's bucket set in shared
+// memory wherever it fits, global atomics while the buckets fit L2, the sort beyond. decimal128's
+// carry updates are returning atomics, slow where updates pile up on one address: shared memory only while the
 // set is small (4 KiB), then a look at the labels (label_look.cuh): shared memory up to 16 KiB
 // for spread labels, a cluster's set while 16 blocks hold it, and beyond that global atomics for
 // spread labels and the sort where labels repeat (zipf), whose hot buckets the atomics serialise on.
 enum class Regime { Shared, Cluster, Global, Sort, Look };
 
 template <class Op>
-constexpr bool native_atomics() { return std::is_same_v<Op, kd::SumDouble>; }
+constexpr bool native_atomics() { return std::is_same_v<Op, kd::SumDouble> || std::is_same_v<Op, kd::Sum64Words>; }
 
 template <class Op>
 Regime choose(const Ctx& c) {
@@ -137,16 +164,16 @@ Def regime_variant(std::string name, std::string description, Regime r, Buckets 
 void add_gpu_variants(Defs& d) {
   d.add({"auto", harness::VariantKind::Ours,
          "ours: by type, m and a look at the labels: shared_privatized, cluster_privatized, global_atomics or sort_reduce (see gpu_variants.cu)",
-         {Buckets::Carry,
+         {Buckets::Default,
           [](const Ctx& c) {
             return std::string(regime_name(
-                for_op<Regime>(c.type, Buckets::Carry, [&](auto op) { return resolve<decltype(op)>(choose<decltype(op)>(c), c); })));
+                for_op<Regime>(c.type, Buckets::Default, [&](auto op) { return resolve<decltype(op)>(choose<decltype(op)>(c), c); })));
           }},
          {},
          [](const Ctx& c) {
-           return for_op<std::size_t>(c.type, Buckets::Carry, [&](auto op) { return scratch_for<decltype(op)>(choose<decltype(op)>(c), c); });
+           return for_op<std::size_t>(c.type, Buckets::Default, [&](auto op) { return scratch_for<decltype(op)>(choose<decltype(op)>(c), c); });
          },
-         [](Ctx& c) { with_op(c.type, Buckets::Carry, [&](auto op) { run_regime<decltype(op)>(choose<decltype(op)>(c), c); }); }});
+         [](Ctx& c) { with_op(c.type, Buckets::Default, [&](auto op) { run_regime<decltype(op)>(choose<decltype(op)>(c), c); }); }});
   auto shared_fits = [](Buckets b) {
     return [b](const Ctx& c) {
       const bool fits = for_op<bool>(c.type, b, [&](auto op) {
@@ -158,7 +185,7 @@ void add_gpu_variants(Defs& d) {
   d.add(regime_variant("shared_privatized",
                        "ours: per-block bucket sets in shared memory (multireduce's shared_privatized on the rows), decimal128 in 16-byte buckets "
                        "whose low word carries into the high one",
-                       Regime::Shared, Buckets::Carry, shared_fits(Buckets::Carry)));
+                       Regime::Shared, Buckets::Default, shared_fits(Buckets::Default)));
   d.add(regime_variant("shared_words",
                        "ours, decimal128: the same with the article's 32-bit words, each summed in a 64-bit counter without carries (32-byte "
                        "buckets, plain atomics), the carries resolved once per group",
@@ -166,22 +193,24 @@ void add_gpu_variants(Defs& d) {
                          if (c.type != Type::Decimal128) return std::string("32-bit words: decimal128 only");
                          return shared_fits(Buckets::Words)(c);
                        }));
+  d.add(regime_variant("shared_narrow",
+                       "ours, decimal64: shared_privatized with 8-byte buckets and a sticky overflow marker, each update a compare-and-swap "
+                       "(an engine's decimal64 sum; the words' plain atomics are what the other decimal64 variants run)",
+                       Regime::Shared, Buckets::Narrow, [shared_fits](const Ctx& c) {
+                         if (c.type != Type::Decimal64) return std::string("8-byte sticky buckets: decimal64 only");
+                         return shared_fits(Buckets::Narrow)(c);
+                       }));
   d.add(regime_variant("cluster_privatized", "ours (Hopper): one bucket set per thread-block cluster in distributed shared memory",
-                       Regime::Cluster, Buckets::Carry, [](const Ctx& c) {
-                         const bool fits = for_op<bool>(c.type, Buckets::Carry, [&](auto op) {
+                       Regime::Cluster, Buckets::Default, [](const Ctx& c) {
+                         const bool fits = for_op<bool>(c.type, Buckets::Default, [&](auto op) {
                            return mr::cluster_plan<typename decltype(op)::value_type>(c.m, c.tune).cluster > 0;
                          });
                          return fits ? std::string() : std::string("the bucket set exceeds 16 blocks' shared memory");
                        }));
   d.add(regime_variant("global_atomics", "ours: one global atomic per row on its product's bucket (one per warp where 32 rows share a product)",
-                       Regime::Global, Buckets::Carry, [](const Ctx& c) {
-                         // Measured: 2 s a run at m = 256 on the H100, where a warp's 32 rows retry one another's swaps.
-                         return c.type == Type::Decimal64 && c.m < (1u << 16)
-                                    ? std::string("decimal64's compare-and-swap loop on fewer than 2^16 global buckets serialises (seconds a run)")
-                                    : std::string();
-                       }));
+                       Regime::Global, Buckets::Default, {}));
   d.add(regime_variant("sort_reduce", "ours: the products as a column, radix sort by product id, segmented reduce (multireduce's sort_global)",
-                       Regime::Sort, Buckets::Carry, [](const Ctx& c) {
+                       Regime::Sort, Buckets::Default, [](const Ctx& c) {
                          return c.n > (std::int64_t(1) << 31) - 1 ? std::string("sort_global counts in int") : std::string();
                        }));
 }

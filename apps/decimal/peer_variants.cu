@@ -1,6 +1,7 @@
 // The peer a user would compose from CUB: the products as a column, then the multireduce study's
-// CUB by-key pipeline (radix sort by product id, cub::DeviceReduce::ReduceByKey on the 16-byte
-// values, the runs written to their buckets).
+// CUB by-key pipeline (radix sort by product id, cub::DeviceReduce::ReduceByKey on the values, the
+// runs written to their buckets); decimal64 in 8 bytes with the sticky overflow marker, as a user
+// would write it.
 #include "gpu_query.cuh"
 #include "kernels/multireduce/cub_sort_reduce.cuh"
 
@@ -31,10 +32,10 @@ void add_peer_variants(Defs& d) {
   d.add({"cub_sort_reduce_by_key", harness::VariantKind::Peer,
          "CUB: the products (__int128, int64 or double) as a column, cub::DeviceRadixSort::SortPairs by ceil(log2 m) bits, "
          "cub::DeviceReduce::ReduceByKey, the runs scattered to their products",
-         {},
+         {Buckets::Narrow, {}},
          [](const Ctx& c) { return c.n > (std::int64_t(1) << 31) - 1 ? std::string("CUB's by-key counts runs in int") : std::string(); },
-         [](const Ctx& c) { return for_op<std::size_t>(c.type, Buckets::Carry, [&](auto op) { return cub_bytes<decltype(op)>(c); }); },
-         [](Ctx& c) { with_op(c.type, Buckets::Carry, [&](auto op) { cub_sort_reduce_by_key<decltype(op)>(c); }); }});
+         [](const Ctx& c) { return for_op<std::size_t>(c.type, Buckets::Narrow, [&](auto op) { return cub_bytes<decltype(op)>(c); }); },
+         [](Ctx& c) { with_op(c.type, Buckets::Narrow, [&](auto op) { cub_sort_reduce_by_key<decltype(op)>(c); }); }});
 }
 
 }  // namespace lp::decimal_study

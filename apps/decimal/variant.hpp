@@ -50,10 +50,12 @@ struct Ctx {
   cudaStream_t stream = nullptr;
 };
 
-// The operator a GPU variant runs for a type: decimal128 with 16-byte carry buckets (or the
-// article's 32-bit words where a variant asks for them), decimal64 with the sticky overflow
-// marker, double.
-enum class Buckets { Carry, Words };
+// The operator a GPU variant runs for a type. Default: decimal128 in 16-byte carry buckets,
+// decimal64 as two 32-bit halves in 64-bit counters (Sum64Words), double. Words: decimal128 in the
+// article's four 32-bit words. Narrow: decimal64 in 8 bytes with a sticky overflow marker (Sum64:
+// what an engine's decimal64 sum does, a compare-and-swap per update, and half the bytes to move
+// for the sorts).
+enum class Buckets { Default, Words, Narrow };
 
 template <class F>
 void with_op(Type t, Buckets b, F&& f) {
@@ -61,7 +63,9 @@ void with_op(Type t, Buckets b, F&& f) {
     case Type::Decimal128:
       if (b == Buckets::Words) return f(lp::decimal::Sum128Words{});
       return f(lp::decimal::Sum128{});
-    case Type::Decimal64: return f(lp::decimal::Sum64{});
+    case Type::Decimal64:
+      if (b == Buckets::Narrow) return f(lp::decimal::Sum64{});
+      return f(lp::decimal::Sum64Words{});
     case Type::Double: return f(lp::decimal::SumDouble{});
   }
   throw std::logic_error("decimal: no such type");
@@ -75,7 +79,7 @@ R for_op(Type t, Buckets b, F&& f) {
 }
 
 struct Props {
-  Buckets buckets = Buckets::Carry;                // the bucket layout its decimal128 runs use
+  Buckets buckets = Buckets::Default;              // the bucket layout it runs
   std::function<std::string(const Ctx&)> chooses;  // auto: the variant it runs, reported as a metric
 };
 

@@ -67,7 +67,21 @@ void materialize(const SalesSource<Op>& src, std::int64_t n, typename Op::value_
   LP_CUDA_LAUNCH("materialize_kernel");
 }
 
-// CheckOverflow on each group's total (the sum type's limit, or the decimal64 buckets' sticky
+// Buckets summed in a narrow operator's values (Narrow::value_type) into a wide operator's layout,
+// through Wide::widen (decimal64's sort path: 8-byte sums into the two words' buckets).
+template <class Wide, class Narrow>
+__global__ void widen_kernel(const typename Narrow::value_type* in, std::uint32_t m, typename Wide::value_type* out) {
+  for (std::int64_t b = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; b < m; b += std::int64_t(gridDim.x) * blockDim.x)
+    out[b] = Wide::widen(in[b]);
+}
+
+template <class Wide, class Narrow>
+void widen(const typename Narrow::value_type* in, std::uint32_t m, typename Wide::value_type* out, cudaStream_t s) {
+  widen_kernel<Wide, Narrow><<<multireduce::grid_for(m, 256, 8), 256, 0, s>>>(in, m, out);
+  LP_CUDA_LAUNCH("widen_kernel");
+}
+
+// CheckOverflow on each group's total (the sum type's limit, or a decimal64 bucket's sticky
 // marker): null[b] = 1 where it overflows, and bit 1 of *flags where any does. The buckets stay
 // as they are: the host reads the totals from them through Op::total.
 template <class Op>

@@ -159,6 +159,48 @@ struct Sum64 {
 #endif
 };
 
+// decimal64 without a compare-and-swap: the 64-bit product (Sum64::row, nulls at 18 digits) as
+// two 32-bit halves, the low one unsigned and the high one signed (|product| < 2^60, so below
+// 2^28), each summed in its own 64-bit counter with plain atomics, so no update waits on another
+// (2^31 rows cannot overflow either counter). The article's 32-bit words, with decimal64's two;
+// total() is exact in 128 bits and CheckOverflow compares it with the sum type's limit, so the
+// answer does not depend on the order of the adds even with mixed signs. The high word is zero for
+// products below 2^32 and then skipped: most rows cost one 8-byte atomic. A sticky overflow from
+// the 8-byte sort path (widen) is a high word no sum of halves reaches.
+struct alignas(16) Words64 {
+  unsigned long long w[2];
+  LP_HD bool operator==(const Words64& o) const { return w[0] == o.w[0] && w[1] == o.w[1]; }
+};
+
+struct Sum64Words {
+  using value_type = Words64;
+  using price_type = std::int64_t;
+  static constexpr bool commutative = true;
+  static constexpr const char* name = "add";
+  static constexpr unsigned long long kOverflowHi = 1ull << 62;  // |sum of high halves| < 2^59
+  LP_HD static Words64 identity() { return {{0, 0}}; }
+  LP_HD static Words64 apply(Words64 a, Words64 b) {
+    if (a.w[1] == kOverflowHi || b.w[1] == kOverflowHi) return {{0, kOverflowHi}};
+    return {{a.w[0] + b.w[0], a.w[1] + b.w[1]}};
+  }
+  LP_HD static Words64 split(long long v) {
+    return {{static_cast<std::uint32_t>(v), static_cast<unsigned long long>(v >> 32)}};
+  }
+  LP_HD static Words64 row(std::int64_t price, std::int32_t qty, int128 limit, bool* null) {
+    return split(Sum64::row(price, qty, limit, null));
+  }
+  // A decimal64 bucket summed in 8 bytes (Sum64, with its sticky marker) in this layout.
+  LP_HD static Words64 widen(long long v) { return v == Sum64::kOverflow ? Words64{{0, kOverflowHi}} : split(v); }
+  LP_HD static int128 total(Words64 b) { return int128(b.w[0]) + int128(static_cast<long long>(b.w[1])) * (int128(1) << 32); }
+  LP_HD static bool overflowed(Words64 b) { return b.w[1] == kOverflowHi; }
+#if defined(__CUDACC__)
+  __device__ static void atomic(Words64* p, Words64 v) {
+    if (v.w[0]) atomicAdd(&p->w[0], v.w[0]);
+    if (v.w[1]) atomicAdd(&p->w[1], v.w[1]);
+  }
+#endif
+};
+
 // double: what a float engine computes (price as the nearest double to its decimal value). Never
 // null; its totals are compared with the exact ones, and the groups they get wrong counted.
 struct SumDouble {

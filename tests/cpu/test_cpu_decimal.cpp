@@ -117,6 +117,27 @@ void test_operators() {
   CHECK(Sum64::apply(Sum64::kOverflow, -5) == Sum64::kOverflow && Sum64::overflowed(Sum64::apply(-5, Sum64::kOverflow)));
   CHECK(Sum64::apply(-(0x7fffffffffffffffll), -2) == Sum64::kOverflow);
   CHECK(Sum64::apply(4, -9) == -5 && !Sum64::overflowed(-5));
+  // decimal64's two words: exact totals of mixed-sign 18-digit products in any order, sums the
+  // 8-byte buckets could not hold resolved (CheckOverflow sees them), the widened sticky marker.
+  using kd::Sum64Words;
+  const long long limit18 = 999999999999999999ll;
+  Sum64Words::value_type up = Sum64Words::identity(), down = Sum64Words::identity();
+  int128 exact64 = 0;
+  std::vector<long long> products;
+  for (int i = 0; i < 20000; ++i) products.push_back((i % 3 ? 1 : -1) * (long long)(g.next() % std::uint64_t(limit18)));
+  products.push_back(limit18), products.push_back(-limit18), products.push_back(-(1ll << 32)), products.push_back((1ll << 32) - 1);
+  for (std::size_t i = 0; i < products.size(); ++i) {
+    up = Sum64Words::apply(up, Sum64Words::split(products[i]));
+    down = Sum64Words::apply(down, Sum64Words::split(products[products.size() - 1 - i]));
+    exact64 += products[i];
+  }
+  CHECK(Sum64Words::total(up) == exact64 && up == down && !Sum64Words::overflowed(up));
+  Sum64Words::value_type many = Sum64Words::identity();
+  for (int i = 0; i < 100; ++i) many = Sum64Words::apply(many, Sum64Words::split(limit18));
+  CHECK(Sum64Words::total(many) == int128(limit18) * 100);  // beyond int64: the words still hold it
+  for (long long v : {0ll, -1ll, limit18, -limit18}) CHECK(Sum64Words::total(Sum64Words::widen(v)) == v);
+  CHECK(Sum64Words::overflowed(Sum64Words::widen(Sum64::kOverflow)));
+  CHECK(Sum64Words::overflowed(Sum64Words::apply(Sum64Words::split(5), Sum64Words::widen(Sum64::kOverflow))));
 }
 
 void test_queries() {

@@ -50,6 +50,8 @@ int main() {
   for (std::int64_t m : ms)
     for (const std::string type : {"decimal128", "decimal64"})
       cases.push_back({quick ? 50021 : 1000003, m, "uniform", type, m % 2 ? "fail" : "null", 2 + pick.below(1000)});
+  // decimal64's words and its sort path (8-byte sums widened) where ids repeat.
+  for (std::int64_t m : ms) cases.push_back({quick ? 50021 : 1000003, m, "zipf", "decimal64", "null", 3 + pick.below(1000)});
   cases.push_back({quick ? 4099 : 300007, 1, "uniform", "decimal64", "null", 11});  // every group (the one) overflows
   cases.push_back({quick ? 4099 : 300007, 1, "uniform", "decimal64", "fail", 12});
   cases.push_back({quick ? 4099 : 200003, 777, "sorted", "decimal128", "null", 13, 18, 0});

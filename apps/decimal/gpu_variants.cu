@@ -23,67 +23,86 @@ int cluster_sets(const Ctx& c) {
   return mr::cluster_privatized_sets<Op, Src<Op>>(c.m, c.tune);
 }
 
-// The operator whose values the sorts move: decimal64's two words are summed from its 8-byte
-// products (the sticky Sum64, exact in a sequential reduce), half the bytes a radix pass moves,
-// then widened into the words' buckets.
+// The operator a regime may sum in narrower values and widen into Op's buckets afterwards:
+// decimal64's two words from its 8-byte sticky sums (Sum64), where 8-byte values pay: the sorts
+// move half the bytes, and spread ids in shared memory get twice the replicas (a compare-and-swap
+// rarely retries there).
 template <class Op>
-struct Moved {
+struct Narrow {
   using type = Op;
 };
 template <>
-struct Moved<kd::Sum64Words> {
+struct Narrow<kd::Sum64Words> {
   using type = kd::Sum64;
 };
+
+template <class Src>
+using op_of = typename std::decay_t<Src>::op_type;
+
+// The narrow buckets at the front of the scratch (none where Op is its own narrow form), then rest.
+template <class Op>
+std::size_t narrow_bytes(const Ctx& c, std::size_t rest) {
+  using S = typename Narrow<Op>::type;
+  lp::Carve k(nullptr);
+  if constexpr (!std::is_same_v<S, Op>) k.take<typename S::value_type>(c.m);
+  return k.used() + rest;
+}
+
+// body(ctx, source, buckets) sums into the narrow operator's buckets, then they are widened into
+// out; where Op is its own narrow form, body sums into out.
+template <class Op, class Body>
+void in_narrow(Ctx& c, typename Op::value_type* out, Body&& body) {
+  using S = typename Narrow<Op>::type;
+  if constexpr (std::is_same_v<S, Op>) {
+    body(c, source<Op>(c), out);
+  } else {
+    lp::Carve k(c.scratch);
+    auto* narrow = k.take<typename S::value_type>(c.m);
+    Ctx sub = c;
+    sub.scratch = k.rest(), sub.scratch_bytes = c.scratch_bytes - k.used();
+    body(sub, source<S>(c), narrow);
+    kd::widen<Op, S>(narrow, c.m, out, c.stream);
+  }
+}
 
 // sort_reduce: the products as a column, then the thesis's sort_global (radix sort by product id,
 // segmented reduce of the runs): the partition-based group-by's answer to bucket sets that no
 // chip holds (each bucket written once, every access sequential).
 template <class Op>
 std::size_t sort_reduce_bytes(const Ctx& c) {
-  using S = typename Moved<Op>::type;
-  lp::Carve k(nullptr);
-  if constexpr (!std::is_same_v<S, Op>) k.take<typename S::value_type>(c.m);  // the moved type's buckets
-  return k.used() + products_bytes<S>(c, mr::sort_global_scratch_bytes<S>(c.n, c.m, c.tune));
+  using S = typename Narrow<Op>::type;
+  return narrow_bytes<Op>(c, products_bytes<S>(c, mr::sort_global_scratch_bytes<S>(c.n, c.m, c.tune)));
 }
 
 template <class Op>
 void sort_reduce(Ctx& c) {
-  using S = typename Moved<Op>::type;
-  gpu_query<Op>(c, [&](const Src<Op>& src, typename Op::value_type* out) {
-    if constexpr (std::is_same_v<S, Op>) {
-      with_products(c, src, [&](const auto* products, void* rest, std::size_t rest_bytes) {
-        mr::sort_global<Op>(c.d_labels, products, c.n, c.m, out, rest, rest_bytes, c.tune, c.stream);
+  gpu_query<Op>(c, [&](const Src<Op>&, typename Op::value_type* out) {
+    in_narrow<Op>(c, out, [&](Ctx& sc, const auto& src, auto* buckets) {
+      with_products(sc, src, [&](const auto* products, void* rest, std::size_t rest_bytes) {
+        mr::sort_global<op_of<decltype(src)>>(c.d_labels, products, c.n, c.m, buckets, rest, rest_bytes, c.tune, c.stream);
       });
-    } else {
-      lp::Carve k(c.scratch);
-      auto* moved = k.take<typename S::value_type>(c.m);
-      Ctx sub = c;
-      sub.scratch = k.rest(), sub.scratch_bytes = c.scratch_bytes - k.used();
-      with_products(sub, source<S>(c), [&](const auto* products, void* rest, std::size_t rest_bytes) {
-        mr::sort_global<S>(c.d_labels, products, c.n, c.m, moved, rest, rest_bytes, c.tune, c.stream);
-      });
-      kd::widen<Op, S>(moved, c.m, out, c.stream);
-    }
+    });
   });
 }
 
-// The regimes auto picks between, from the H100 sweep (results/h100/decimal/README.md). double
-// and decimal64's two words have plain (non-returning) atomics: a block's bucket set in shared
-// memory wherever it fits, global atomics while the buckets fit L2, the sort beyond. decimal128's
-// carry updates are returning atomics, slow where updates pile up on one address: shared memory only while the
-// set is small (4 KiB), then a look at the labels (label_look.cuh): shared memory up to 16 KiB
-// for spread labels, a cluster's set while 16 blocks hold it, and beyond that global atomics for
-// spread labels and the sort where labels repeat (zipf), whose hot buckets the atomics serialise on.
-enum class Regime { Shared, Cluster, Global, Sort, Look };
-
-template <class Op>
-constexpr bool native_atomics() { return std::is_same_v<Op, kd::SumDouble> || std::is_same_v<Op, kd::Sum64Words>; }
+// The regimes auto picks between, from the H100 sweeps (results/h100/decimal/README.md).
+// - double has native atomics: a block's bucket set in shared memory wherever it fits, global
+//   atomics while the buckets fit L2, the sort beyond.
+// - decimal128's carry updates are returning atomics, slow where updates pile up on one address:
+//   shared memory only while the set is small (4 KiB), then a look at the labels (label_look.cuh):
+//   shared memory up to 16 KiB for spread labels, a cluster's set while 16 blocks hold it, and
+//   beyond that global atomics for spread labels and the sort where labels repeat (zipf), whose
+//   hot buckets the atomics serialise on.
+// - decimal64's words: shared memory up to 4 KiB of words, then the look: spread ids in 8-byte
+//   shared buckets (shared_narrow) up to 128 KiB, global atomics within L2, the sort beyond;
+//   repeating ids a cluster's set, then the sort (hot global words serialise even plain atomics).
+enum class Regime { Shared, SharedNarrow, Cluster, Global, Sort, Look };
 
 template <class Op>
 Regime choose(const Ctx& c) {
   using T = typename Op::value_type;
   const bool shared = mr::shared_privatized_plan<T>(c.n, c.m, c.tune).copies > 0;
-  if constexpr (native_atomics<Op>()) {
+  if constexpr (std::is_same_v<Op, kd::SumDouble>) {
     if (shared) return Regime::Shared;
     return double(c.m) * sizeof(T) <= 0.75 * double(mr::l2_bytes()) ? Regime::Global : Regime::Sort;
   } else {
@@ -95,9 +114,17 @@ template <class Op>
 Regime after_look(const mr::LabelLook& look, const Ctx& c) {
   using T = typename Op::value_type;
   const bool repeats = look.duplicates >= 0.25;
-  if (!repeats && double(c.m) * sizeof(T) <= 16384 && mr::shared_privatized_plan<T>(c.n, c.m, c.tune).copies > 0) return Regime::Shared;
-  if (mr::cluster_plan<T>(c.m, c.tune).cluster > 0) return Regime::Cluster;
-  return repeats ? Regime::Sort : Regime::Global;
+  const bool cluster = mr::cluster_plan<T>(c.m, c.tune).cluster > 0;
+  if constexpr (std::is_same_v<Op, kd::Sum64Words>) {
+    using N = typename Narrow<Op>::type::value_type;
+    if (repeats) return cluster ? Regime::Cluster : Regime::Sort;
+    if (double(c.m) * sizeof(N) <= 131072 && mr::shared_privatized_plan<N>(c.n, c.m, c.tune).copies > 0) return Regime::SharedNarrow;
+    return double(c.m) * sizeof(T) <= 0.75 * double(mr::l2_bytes()) ? Regime::Global : Regime::Sort;
+  } else {
+    if (!repeats && double(c.m) * sizeof(T) <= 16384 && mr::shared_privatized_plan<T>(c.n, c.m, c.tune).copies > 0) return Regime::Shared;
+    if (cluster) return Regime::Cluster;
+    return repeats ? Regime::Sort : Regime::Global;
+  }
 }
 
 template <class Op>
@@ -108,6 +135,7 @@ Regime resolve(Regime r, const Ctx& c) {
 const char* regime_name(Regime r) {
   switch (r) {
     case Regime::Shared: return "shared_privatized";
+    case Regime::SharedNarrow: return "shared_narrow";
     case Regime::Cluster: return "cluster_privatized";
     case Regime::Global: return "global_atomics";
     case Regime::Sort: return "sort_reduce";
@@ -118,14 +146,17 @@ const char* regime_name(Regime r) {
 template <class Op>
 std::size_t scratch_for(Regime r, const Ctx& c) {
   using T = typename Op::value_type;
+  using N = typename Narrow<Op>::type::value_type;
   switch (r) {
     case Regime::Look: {  // whichever the look picks
       std::size_t bytes = scratch_for<Op>(Regime::Sort, c);
       if (mr::shared_privatized_plan<T>(c.n, c.m, c.tune).copies > 0) bytes = std::max(bytes, scratch_for<Op>(Regime::Shared, c));
+      if (mr::shared_privatized_plan<N>(c.n, c.m, c.tune).copies > 0) bytes = std::max(bytes, scratch_for<Op>(Regime::SharedNarrow, c));
       if (mr::cluster_plan<T>(c.m, c.tune).cluster > 0) bytes = std::max(bytes, scratch_for<Op>(Regime::Cluster, c));
       return bytes;
     }
     case Regime::Shared: return mr::shared_privatized_scratch_bytes<T>(c.n, c.m, c.tune);
+    case Regime::SharedNarrow: return narrow_bytes<Op>(c, mr::shared_privatized_scratch_bytes<N>(c.n, c.m, c.tune));
     case Regime::Cluster: return mr::cluster_privatized_scratch_bytes<T>(c.m, cluster_sets<Op>(c));
     case Regime::Global: return 0;
     default:
@@ -139,6 +170,12 @@ void run_regime(Regime r, Ctx& c) {
   switch (resolve<Op>(r, c)) {
     case Regime::Shared:
       return gpu_query<Op>(c, [&](const Src<Op>& s, auto* out) { mr::shared_privatized<Op>(s, c.n, c.m, out, c.scratch, c.tune, c.stream); });
+    case Regime::SharedNarrow:
+      return gpu_query<Op>(c, [&](const Src<Op>&, auto* out) {
+        in_narrow<Op>(c, out, [&](Ctx& sc, const auto& s, auto* buckets) {
+          mr::shared_privatized<op_of<decltype(s)>>(s, c.n, c.m, buckets, sc.scratch, c.tune, c.stream);
+        });
+      });
     case Regime::Cluster:
       return gpu_query<Op>(c, [&](const Src<Op>& s, auto* out) {
         mr::cluster_privatized<Op>(s, c.n, c.m, out, c.scratch, c.scratch_bytes, c.tune, c.stream);
@@ -163,7 +200,8 @@ Def regime_variant(std::string name, std::string description, Regime r, Buckets 
 
 void add_gpu_variants(Defs& d) {
   d.add({"auto", harness::VariantKind::Ours,
-         "ours: by type, m and a look at the labels: shared_privatized, cluster_privatized, global_atomics or sort_reduce (see gpu_variants.cu)",
+         "ours: by type, m and a look at the labels: shared_privatized, shared_narrow (decimal64), cluster_privatized, global_atomics or sort_reduce "
+         "(see gpu_variants.cu)",
          {Buckets::Default,
           [](const Ctx& c) {
             return std::string(regime_name(

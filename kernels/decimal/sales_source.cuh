@@ -18,6 +18,7 @@ constexpr unsigned kNullRow = 1u, kNullGroup = 2u;  // bits of the query's flags
 
 template <class Op>
 struct SalesSource {
+  using op_type = Op;
   using T = typename Op::value_type;
   using P = typename Op::price_type;
   const std::uint32_t* labels;

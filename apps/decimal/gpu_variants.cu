@@ -94,7 +94,8 @@ void sort_reduce(Ctx& c) {
 //   beyond that global atomics for spread labels and the sort where labels repeat (zipf), whose
 //   hot buckets the atomics serialise on.
 // - decimal64's words: shared memory up to 4 KiB of words, then the look: spread ids in 8-byte
-//   shared buckets (shared_narrow) up to 128 KiB, global atomics within L2, the sort beyond;
+//   shared buckets (shared_narrow) up to 128 KiB, a cluster's set up to 1 MiB of words, global
+//   atomics within L2, the sort beyond;
 //   repeating ids a cluster's set, then the sort (hot global words serialise even plain atomics).
 enum class Regime { Shared, SharedNarrow, Cluster, Global, Sort, Look };
 
@@ -113,12 +114,13 @@ Regime choose(const Ctx& c) {
 template <class Op>
 Regime after_look(const mr::LabelLook& look, const Ctx& c) {
   using T = typename Op::value_type;
-  const bool repeats = look.duplicates >= 0.25;
+  const bool repeats = look.repeats(c.m);
   const bool cluster = mr::cluster_plan<T>(c.m, c.tune).cluster > 0;
   if constexpr (std::is_same_v<Op, kd::Sum64Words>) {
     using N = typename Narrow<Op>::type::value_type;
     if (repeats) return cluster ? Regime::Cluster : Regime::Sort;
     if (double(c.m) * sizeof(N) <= 131072 && mr::shared_privatized_plan<N>(c.n, c.m, c.tune).copies > 0) return Regime::SharedNarrow;
+    if (cluster && double(c.m) * sizeof(T) <= 1048576) return Regime::Cluster;
     return double(c.m) * sizeof(T) <= 0.75 * double(mr::l2_bytes()) ? Regime::Global : Regime::Sort;
   } else {
     if (!repeats && double(c.m) * sizeof(T) <= 16384 && mr::shared_privatized_plan<T>(c.n, c.m, c.tune).copies > 0) return Regime::Shared;

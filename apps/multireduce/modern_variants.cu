@@ -41,7 +41,7 @@ Regime after_look(const mr::LabelLook& look, std::uint32_t m, const Tuning& t) {
   using T = typename Op::value_type;
   const bool beyond_l2 = double(m) * sizeof(T) > 0.75 * double(mr::l2_bytes());
   if (look.all_equal >= 0.5) return Regime::GlobalAggregated;
-  if (look.duplicates >= 0.25) return mr::cluster_plan<T>(m, t).cluster > 0 ? Regime::Cluster : Regime::Sort;
+  if (look.repeats(m)) return mr::cluster_plan<T>(m, t).cluster > 0 ? Regime::Cluster : Regime::Sort;
   return beyond_l2 ? Regime::Sort : Regime::GlobalAggregated;
 }
 

@@ -10,6 +10,7 @@
 
 #include "../common/cuda_check.cuh"
 #include "bounds.hpp"
+#include "tile_counts.cuh"
 
 namespace lp::sortedsearch {
 
@@ -42,45 +43,6 @@ template <class T>
 using DefaultMergePathTuning = std::conditional_t<sizeof(T) <= 4, MergePathTuning<128, 15>, MergePathTuning<128, 11>>;
 
 namespace detail {
-
-// Per-tile match counts go to a scratch array and one small kernel adds them up: a same-address
-// atomic per warp serialises in L2 and cost the complete search half its speed on an H100.
-template <class U>
-__device__ __forceinline__ U warp_sum(U value) {
-  for (int o = 16; o > 0; o >>= 1) value += __shfl_down_sync(0xffffffffu, value, o);
-  return value;  // complete in lane 0
-}
-
-template <int NT>
-__device__ __forceinline__ void block_sum_to(unsigned value, unsigned* warp_sums, unsigned* out) {
-  value = warp_sum(value);
-  if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x / 32] = value;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    unsigned total = 0;
-#pragma unroll
-    for (int w = 0; w < NT / 32; ++w) total += warp_sums[w];
-    *out = total;
-  }
-  __syncthreads();
-}
-
-static __global__ void sum_tile_counts_kernel(const unsigned* __restrict__ tile_counts, int tiles,
-                                       unsigned long long* __restrict__ match_counts) {
-  __shared__ unsigned long long part[2][32];
-  unsigned long long a = 0, b = 0;
-  for (int t = threadIdx.x; t < tiles; t += blockDim.x) a += tile_counts[2 * t], b += tile_counts[2 * t + 1];
-  a = warp_sum(a);
-  b = warp_sum(b);
-  if ((threadIdx.x & 31) == 0) part[0][threadIdx.x / 32] = a, part[1][threadIdx.x / 32] = b;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    a = b = 0;
-    for (int w = 0; w < int(blockDim.x / 32); ++w) a += part[0][w], b += part[1][w];
-    match_counts[0] = a;
-    match_counts[1] = b;
-  }
-}
 
 // DeviceSerialSearch: VT steps of the merge from (a_i, b_i) in shared memory. Results go to
 // registers in traversal order, the decision bits (set = an A step) to the return value.

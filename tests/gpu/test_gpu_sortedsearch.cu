@@ -102,24 +102,38 @@ static void check_mergepath(const std::vector<T>& a, const std::vector<T>& b, De
   LP_CUDA(cudaDeviceSynchronize());
 }
 
+// The windowed search at three switch ratios (never: windows at every ratio; the default; 1/4:
+// most tiles search their span in global memory, and sparse inputs go to binary search), both
+// bounds, and the windowed complete search with its counts.
 template <class Tuning, class T>
 static void check_windowed(const std::vector<T>& a, const std::vector<T>& b, DeviceBuffer<T>& da, DeviceBuffer<T>& db) {
   const int na = int(a.size()), nb = int(b.size());
-  DeviceBuffer<u32> oa(na + 1);
+  DeviceBuffer<u32> oa(na + 1), ob(nb + 1);
+  DeviceBuffer<unsigned long long> counts(2);
   DeviceBuffer<char> scratch(ss::windowed_scratch_bytes<Tuning>(na));
-  std::vector<u32> ref(na);
+  std::vector<u32> ref(na), ref_b(nb);
+  auto got = [](DeviceBuffer<u32>& buf, int n) { auto v = buf.download(); v.resize(n); return v; };
+  for (double ratio : {ss::kNeverSwitch, ss::kBinarySwitchRatio<T>, 0.25}) {
+    const std::string at = " (switch " + std::to_string(ratio) + ")";
+    oa.poison();
+    ss::windowed_sorted_search<Tuning, Bounds::Lower>(da.get(), na, db.get(), nb, oa.get(), scratch.get(), nullptr, ratio);
+    lp::cpu::sorted_search<Bounds::Lower>(a.data(), na, b.data(), nb, ref.data());
+    expect_equal(ref, got(oa, na), "windowed lower" + at);
+    oa.poison();
+    ss::windowed_sorted_search<Tuning, Bounds::Upper>(da.get(), na, db.get(), nb, oa.get(), scratch.get(), nullptr, ratio);
+    lp::cpu::sorted_search<Bounds::Upper>(a.data(), na, b.data(), nb, ref.data());
+    expect_equal(ref, got(oa, na), "windowed upper" + at);
+  }
   oa.poison();
-  ss::windowed_sorted_search<Tuning, Bounds::Lower>(da.get(), na, db.get(), nb, oa.get(), scratch.get(), nullptr);
-  lp::cpu::sorted_search<Bounds::Lower>(a.data(), na, b.data(), nb, ref.data());
-  auto got = oa.download();
-  got.resize(na);
-  expect_equal(ref, got, "windowed lower");
-  oa.poison();
-  ss::windowed_sorted_search<Tuning, Bounds::Upper>(da.get(), na, db.get(), nb, oa.get(), scratch.get(), nullptr);
-  lp::cpu::sorted_search<Bounds::Upper>(a.data(), na, b.data(), nb, ref.data());
-  got = oa.download();
-  got.resize(na);
-  expect_equal(ref, got, "windowed upper");
+  ob.poison();
+  counts.poison();
+  ss::windowed_complete_search<Tuning>(da.get(), na, db.get(), nb, oa.get(), ob.get(), scratch.get(), counts.get(), nullptr);
+  auto want = lp::cpu::sorted_search_both<Bounds::Lower>(a.data(), na, b.data(), nb, ref.data(), ref_b.data(), true);
+  expect_equal(ref, got(oa, na), "windowed complete A");
+  expect_equal(ref_b, got(ob, nb), "windowed complete B");
+  auto c = counts.download();
+  CHECK_MSG(c[0] == (unsigned long long)want.first && c[1] == (unsigned long long)want.second,
+            where << " windowed complete counts " << c[0] << "/" << c[1] << " want " << want.first << "/" << want.second);
 }
 
 template <class T>
@@ -207,9 +221,18 @@ static void check_comparator(std::mt19937_64& rng) {
     CHECK_MSG(c[0] == (unsigned long long)want.first && c[1] == (unsigned long long)want.second, where << " counts");
 
     oa.poison();
-    ss::windowed_sorted_search<SmallWin, Bounds::Upper>(da.get(), n_a, db.get(), n_b, oa.get(), scratch.get(), nullptr, Greater{});
+    ss::windowed_sorted_search<SmallWin, Bounds::Upper>(da.get(), n_a, db.get(), n_b, oa.get(), scratch.get(), nullptr, ss::kBinarySwitchRatio<int>, Greater{});
     lp::cpu::binary_search<Bounds::Upper>(a.data(), n_a, b.data(), n_b, ref_a.data(), Greater{});
     expect_equal(ref_a, got(oa, na), "windowed upper");
+
+    oa.poison();
+    ob.poison();
+    ss::windowed_complete_search<SmallWin>(da.get(), n_a, db.get(), n_b, oa.get(), ob.get(), scratch.get(), counts.get(), nullptr, Greater{});
+    want = lp::cpu::sorted_search_both<Bounds::Lower>(a.data(), n_a, b.data(), n_b, ref_a.data(), ref_b.data(), true, Greater{});
+    expect_equal(ref_a, got(oa, na), "windowed complete A");
+    expect_equal(ref_b, got(ob, nb), "windowed complete B");
+    c = counts.download();
+    CHECK_MSG(c[0] == (unsigned long long)want.first && c[1] == (unsigned long long)want.second, where << " windowed complete counts");
 
     oa.poison();
     ss::binary_search<Bounds::Lower>(da.get(), n_a, db.get(), n_b, oa.get(), nullptr, Greater{});
@@ -253,6 +276,20 @@ int main() {
   check_all(spread, packed, rng, "clustered haystack");
   std::vector<double> spread_d(spread.begin(), spread.end()), packed_d(packed.begin(), packed.end());
   check_all(spread_d, packed_d, rng, "clustered haystack (double)");
+  // |B| / |A| across the sweep's ratios and one below, at and above every switch point (the
+  // default switch ratio, and the old fixed window / tile point of about 1.78).
+  const double sw = ss::kBinarySwitchRatio<int>;
+  for (double r : {1.0 / 64, 1.0 / 3, 1.0, 1.5, 1.7, 1.78, 1.9, 3.0, 12.0, sw - 1, sw, sw + 1, 48.0, 64.0}) {
+    const size_t na = quick ? 3001 : 20011, nb = size_t(r * double(na));
+    check_all(sorted_random<int>(rng, na, 0, 1 << 24), sorted_random<int>(rng, nb, 0, 1 << 24), rng, "ratio " + std::to_string(r));
+    check_all(sorted_random<std::int64_t>(rng, na, 0, std::int64_t(nb / 8 + 1)), sorted_random<std::int64_t>(rng, nb, 0, std::int64_t(nb / 8 + 1)), rng,
+              "ratio " + std::to_string(r) + " dups int64");
+  }
+  // Exactly at the switch: |B| = ratio * |A| stays on the windows, one more key goes to binary search.
+  for (int extra : {0, 1}) {
+    const size_t na = 1000, nb = size_t(sw * double(na)) + size_t(extra);
+    check_all(sorted_random<int>(rng, na, 0, 1 << 20), sorted_random<int>(rng, nb, 0, 1 << 20), rng, "at switch +" + std::to_string(extra));
+  }
   check_comparator(rng);
   LP_CUDA(cudaDeviceSynchronize());
   return test_summary("gpu_sortedsearch");

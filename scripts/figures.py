@@ -25,6 +25,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # may be several paths joined by "+" (a GPU's run and its host's CPU run): `script IN1 IN2 OUTPUT`.
 JOBS = [
     ("sortedsearch", "plot_sortedsearch.py", "h100/sortedsearch.json", "h100/sortedsearch.png"),
+    ("sortedsearch ratios", "plot_sortedsearch_ratios.py",
+     "h100/sortedsearch_ratios/ratios_int32.json+h100/sortedsearch_ratios/ratios_int64.json+h100/sortedsearch_ratios/ratios_a24.json",
+     "h100/sortedsearch_ratios/figures"),
     ("multireduce", "plot_multireduce.py", "h100", "h100/multireduce_figures"),
     ("histogram", "plot_histogram.py", "h100", "h100/histogram_figures"),
     ("multiscan", "plot_multiscan.py", "h100", "h100/multiscan_figures"),
@@ -55,6 +58,9 @@ def active_jobs(results):
 # for a name that several studies use.
 REFERENCE = {
     "sortedsearch": "ModernGPU's sorted-search benchmark (the reference page's throughput figure)",
+    "ratios_lower": "beyond ModernGPU: the lower bound against |B| / |A| (issue 21)",
+    "ratios_complete": "beyond ModernGPU: the complete search against |B| / |A| (issue 21)",
+    "ratios_targets": "beyond ModernGPU: issue 21's targets at every ratio",
     "fig2_1": "thesis Fig 2.1", "fig2_2": "thesis Fig 2.2", "fig2_4": "thesis Fig 2.4", "fig2_5": "thesis Fig 2.5",
     "fig2_7": "thesis Fig 2.7", "fig2_8": "thesis Fig 2.8", "table2_1": "thesis Table 2.1",
     "sim_vs_measured": "beyond the thesis: the cache simulator's predictions against measurement",

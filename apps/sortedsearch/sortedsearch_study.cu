@@ -59,7 +59,16 @@ struct Ctx {
 
 struct Props {
   Result result = Result::LowerA;
+  // auto: what it runs at (|A|, |B|) and the switch ratio it applies, reported as metrics
+  std::function<harness::Params(std::int64_t na, std::int64_t nb)> chooses;
 };
+
+// auto_lower / auto_upper's choice for key type T.
+template <class T>
+harness::Params auto_choice(std::int64_t na, std::int64_t nb) {
+  const double ratio = sortedsearch::kBinarySwitchRatio<T>;
+  return {{"chose", std::string(sortedsearch::searches_per_needle(na, nb, ratio) ? "binary_search" : "windowed")}, {"switch_ratio", ratio}};
+}
 
 template <class T>
 using Def = harness::Variant<Ctx<T>, Props>;
@@ -168,6 +177,10 @@ class SortedSearchPoint final : public harness::TablePoint<Def<T>> {
       }
     }
     return bad.empty() ? harness::Validation::pass() : harness::Validation::fail(bad);
+  }
+
+  harness::Params measured(const Def<T>& d) override {
+    return d.props.chooses ? d.props.chooses(std::int64_t(a_.size()), std::int64_t(b_.size())) : harness::Params{};
   }
 
   std::string checksum(const Def<T>& d) override {
@@ -294,9 +307,9 @@ void add_variants(Defs<T>& d) {
        [](Ctx<T>& c) { ss::windowed_sorted_search<WIN<T>, Bounds::Lower>(c.a, c.na, c.b, c.nb, c.out_a, c.scratch, c.stream, ss::kNeverSwitch); }},
       {"windowed_complete", VariantKind::Ours, "ours: the complete search on the windowed tiles (lower bound A->B, upper bound B->A, match flags and counts in one pass)", {Result::Complete}, {}, {},
        [](Ctx<T>& c) { ss::windowed_complete_search<WIN<T>>(c.a, c.na, c.b, c.nb, c.out_a, c.out_b, c.scratch, c.counts, c.stream); }},
-      {"auto_lower", VariantKind::Ours, "ours, by ratio and key size: the windowed search, one binary search per needle where |B| / |A| exceeds the measured switch ratio (kBinarySwitchRatio)", {Result::LowerA}, {}, {},
+      {"auto_lower", VariantKind::Ours, "ours, by ratio and key size: the windowed search, one binary search per needle where |B| / |A| exceeds the measured switch ratio (kBinarySwitchRatio)", {Result::LowerA, auto_choice<T>}, {}, {},
        [](Ctx<T>& c) { ss::windowed_sorted_search<WIN<T>, Bounds::Lower>(c.a, c.na, c.b, c.nb, c.out_a, c.scratch, c.stream); }},
-      {"auto_upper", VariantKind::Ours, "ours: auto_lower's choice for the upper bound", {Result::UpperA}, {}, {},
+      {"auto_upper", VariantKind::Ours, "ours: auto_lower's choice for the upper bound", {Result::UpperA, auto_choice<T>}, {}, {},
        [](Ctx<T>& c) { ss::windowed_sorted_search<WIN<T>, Bounds::Upper>(c.a, c.na, c.b, c.nb, c.out_a, c.scratch, c.stream); }},
       {"auto_complete", VariantKind::Ours, "ours: the complete search's best (windowed_complete; a complete search reads all of B at any ratio)", {Result::Complete}, {}, {},
        [](Ctx<T>& c) { ss::windowed_complete_search<WIN<T>>(c.a, c.na, c.b, c.nb, c.out_a, c.out_b, c.scratch, c.counts, c.stream); }},

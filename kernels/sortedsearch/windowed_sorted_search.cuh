@@ -44,6 +44,12 @@ constexpr double kBinarySwitchRatio = sizeof(T) <= 4 ? 48.0 : 32.0;
 // Never switch: the windowed merge at every ratio (the sweep's merge curve).
 constexpr double kNeverSwitch = 1e30;
 
+// The launcher's choice: one binary search per needle where B has more than switch_ratio keys per
+// needle.
+inline bool searches_per_needle(std::int64_t a_count, std::int64_t b_count, double switch_ratio) {
+  return a_count > 0 && double(b_count) > switch_ratio * double(a_count);
+}
+
 // bounds[t] = bound of the first needle of tile t into B (0 for tile 0 of the complete search,
 // whose B keys below every needle are outputs too); bounds[tiles] = |B|.
 template <Bounds B, bool Complete, class T, class Comp>
@@ -220,7 +226,7 @@ template <class Tuning, Bounds B, class T, class Comp = Less>
 void windowed_sorted_search(const T* a, int a_count, const T* b, int b_count, std::uint32_t* out, void* scratch,
                             cudaStream_t stream, double switch_ratio = kBinarySwitchRatio<T>, Comp comp = {}) {
   if (a_count == 0) return;
-  if (double(b_count) > switch_ratio * double(a_count)) {
+  if (searches_per_needle(a_count, b_count, switch_ratio)) {
     binary_search<B>(a, a_count, b, b_count, out, stream, comp);
     return;
   }

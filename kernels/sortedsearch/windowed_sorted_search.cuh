@@ -57,7 +57,10 @@ __global__ void window_partition_kernel(const T* __restrict__ a, int a_count, co
                                         int nv, int tiles, int* __restrict__ bounds, Comp comp) {
   int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t > tiles) return;
-  if (t == tiles) bounds[t] = b_count;
+  // The last tile's span ends at its last needle's bound (B beyond it is no needle's concern;
+  // when A's keys end well before B's, that tail would be one tile's to read). The complete
+  // search writes every B key's bound, so its last tile reaches |B|.
+  if (t == tiles) bounds[t] = Complete ? b_count : static_cast<int>(bound_in<B>(b, 0, b_count, a[a_count - 1], comp));
   else if (Complete && t == 0) bounds[t] = 0;
   else bounds[t] = static_cast<int>(bound_in<B>(b, 0, b_count, a[std::int64_t(t) * nv], comp));
 }
@@ -85,8 +88,11 @@ __global__ void __launch_bounds__(Tuning::nt)
   const int a_n = min(NV, a_count - a0);
   const int w0 = bounds[blockIdx.x], w1 = bounds[blockIdx.x + 1];
   const int w_n = w1 - w0;
+  // A span too sparse to read (clustered keys) is searched in global memory instead.
+  const bool sparse = !Complete && float(w_n) > tile_switch * float(a_n);
 
-  // Coalesced, striped loads (all issued before the first shared store), transposed to runs.
+  // Coalesced, striped loads (all issued before the first shared store), transposed to runs; the
+  // first window's loads go out with them, so a tile waits on memory once.
   {
     T reg[VT];
 #pragma unroll
@@ -100,6 +106,8 @@ __global__ void __launch_bounds__(Tuning::nt)
       if (i < a_n) needles[(i / VT) * STRIDE + i % VT] = reg[k];
       if (Complete) lbs[k * NT + tid] = INT_MAX;
     }
+    if (!sparse)
+      for (int i = tid; i < min(WINDOW, w_n); i += NT) win[i] = b[w0 + i];
   }
   __syncthreads();
 
@@ -111,10 +119,10 @@ __global__ void __launch_bounds__(Tuning::nt)
   std::uint32_t res[VT];
   unsigned a_matches = 0, b_matches = 0;
 
-  if (!Complete && float(w_n) > tile_switch * float(a_n)) {
-    // A span too sparse to read (clustered keys): VT binary searches over b[w0, w1) in lockstep,
-    // so that each step issues VT independent loads instead of one. Branchless form: the
-    // remaining length n is the same for every needle, and every probe lies inside [w0, w1).
+  if (sparse) {
+    // VT binary searches over b[w0, w1) in lockstep, so that each step issues VT independent
+    // loads instead of one. Branchless form: the remaining length n is the same for every
+    // needle, and every probe lies inside [w0, w1).
     int base[VT];
 #pragma unroll
     for (int k = 0; k < VT; ++k) base[k] = w0;
@@ -134,9 +142,11 @@ __global__ void __launch_bounds__(Tuning::nt)
     for (int c0 = 0;; c0 += WINDOW) {
       const int len = min(WINDOW, w_n - c0);
       const bool last = c0 + WINDOW >= w_n;
-      if (c0 > 0) __syncthreads();  // the previous window's readers are done
-      for (int i = tid; i < len; i += NT) win[i] = b[w0 + c0 + i];
-      __syncthreads();
+      if (c0 > 0) {  // the first window was staged with the needles
+        __syncthreads();  // the previous window's readers are done
+        for (int i = tid; i < len; i += NT) win[i] = b[w0 + c0 + i];
+        __syncthreads();
+      }
       // The needles whose bound lies in this window (a prefix of the unresolved ones: they are
       // sorted): one binary search for the first, then a merge-like walk.
       bool going = true;
@@ -222,6 +232,8 @@ std::size_t windowed_scratch_bytes(std::int64_t a_count) {
 // Bound (Lower or Upper) of every needle of sorted A into sorted B. Sizes below 2^31. Where B has
 // more than switch_ratio keys per needle, one thread per needle searches the whole haystack: it
 // reads only the cache lines on the needles' search paths, where the windows would read all of B.
+// A tile whose own span is that sparse (at most the measured ratio, whatever switch_ratio says)
+// searches it in global memory.
 template <class Tuning, Bounds B, class T, class Comp = Less>
 void windowed_sorted_search(const T* a, int a_count, const T* b, int b_count, std::uint32_t* out, void* scratch,
                             cudaStream_t stream, double switch_ratio = kBinarySwitchRatio<T>, Comp comp = {}) {
@@ -235,7 +247,7 @@ void windowed_sorted_search(const T* a, int a_count, const T* b, int b_count, st
   window_partition_kernel<B, false><<<(tiles + 1 + 127) / 128, 128, 0, stream>>>(a, a_count, b, b_count, Tuning::nv, tiles, bounds, comp);
   LP_CUDA_LAUNCH("window_partition_kernel");
   windowed_search_kernel<Tuning, B, false><<<tiles, Tuning::nt, 0, stream>>>(a, a_count, b, b_count, bounds, out, nullptr, nullptr,
-                                                                             float(switch_ratio), comp);
+                                                                             float(switch_ratio < kBinarySwitchRatio<T> ? switch_ratio : kBinarySwitchRatio<T>), comp);
   LP_CUDA_LAUNCH("windowed_search_kernel");
 }
 

@@ -11,6 +11,7 @@
 #include "apps/harness/device_buffer.hpp"
 #include "apps/harness/framework.hpp"
 #include "cpu_reference/sortedsearch/cpu_sorted_search.hpp"
+#include "kernels/sortedsearch/auto_sorted_search.cuh"
 #include "kernels/sortedsearch/binary_search.cuh"
 #include "kernels/sortedsearch/mergepath_sorted_search.cuh"
 #include "kernels/sortedsearch/windowed_sorted_search.cuh"
@@ -66,8 +67,8 @@ struct Props {
 // auto_lower / auto_upper's choice for key type T.
 template <class T>
 harness::Params auto_choice(std::int64_t na, std::int64_t nb) {
-  const double ratio = sortedsearch::kBinarySwitchRatio<T>;
-  return {{"chose", std::string(sortedsearch::searches_per_needle(na, nb, ratio) ? "binary_search" : "windowed")}, {"switch_ratio", ratio}};
+  return {{"chose", std::string(sortedsearch::choice_name(sortedsearch::choose_search<T>(na, nb)))},
+          {"switch_ratio", sortedsearch::kBinarySwitchRatio<T>}};
 }
 
 template <class T>
@@ -307,10 +308,10 @@ void add_variants(Defs<T>& d) {
        [](Ctx<T>& c) { ss::windowed_sorted_search<WIN<T>, Bounds::Lower>(c.a, c.na, c.b, c.nb, c.out_a, c.scratch, c.stream, ss::kNeverSwitch); }},
       {"windowed_complete", VariantKind::Ours, "ours: the complete search on the windowed tiles (lower bound A->B, upper bound B->A, match flags and counts in one pass)", {Result::Complete}, {}, {},
        [](Ctx<T>& c) { ss::windowed_complete_search<WIN<T>>(c.a, c.na, c.b, c.nb, c.out_a, c.out_b, c.scratch, c.counts, c.stream); }},
-      {"auto_lower", VariantKind::Ours, "ours, by ratio and key size: the windowed search, one binary search per needle where |B| / |A| exceeds the measured switch ratio (kBinarySwitchRatio)", {Result::LowerA, auto_choice<T>}, {}, {},
-       [](Ctx<T>& c) { ss::windowed_sorted_search<WIN<T>, Bounds::Lower>(c.a, c.na, c.b, c.nb, c.out_a, c.scratch, c.stream); }},
+      {"auto_lower", VariantKind::Ours, "ours, by ratio and key size (auto_sorted_search.cuh): one binary search per needle beyond the measured switch ratio, the windowed search near |A| = |B|, the merge path elsewhere", {Result::LowerA, auto_choice<T>}, {}, {},
+       [](Ctx<T>& c) { ss::auto_sorted_search<MP<T>, WIN<T>, Bounds::Lower>(c.a, c.na, c.b, c.nb, c.out_a, c.scratch, c.stream); }},
       {"auto_upper", VariantKind::Ours, "ours: auto_lower's choice for the upper bound", {Result::UpperA, auto_choice<T>}, {}, {},
-       [](Ctx<T>& c) { ss::windowed_sorted_search<WIN<T>, Bounds::Upper>(c.a, c.na, c.b, c.nb, c.out_a, c.scratch, c.stream); }},
+       [](Ctx<T>& c) { ss::auto_sorted_search<MP<T>, WIN<T>, Bounds::Upper>(c.a, c.na, c.b, c.nb, c.out_a, c.scratch, c.stream); }},
       {"auto_complete", VariantKind::Ours, "ours: the complete search's best as measured on the H100 ratio sweep: the merge-path kernel at every ratio (windowed_complete's per-key search for the B side loses; a complete search reads all of B at any ratio)", {Result::Complete}, {}, {},
        [](Ctx<T>& c) { ss::mergepath_sorted_search<MP<T>, Bounds::Lower, Output::IndexMatch, Output::IndexMatch>(c.a, c.na, c.b, c.nb, c.out_a, c.out_b, c.scratch, c.counts, c.stream); }},
       {"binary_search_lower", VariantKind::Ours, "vectorized binary search, one thread per needle, sorted needles", {Result::LowerA}, {}, {},

@@ -36,10 +36,12 @@ struct WindowedTuning {
 template <class T>
 using DefaultWindowedTuning = std::conditional_t<sizeof(T) <= 4, WindowedTuning<256, 9, 4096, 8>, WindowedTuning<128, 9, 2048, 8>>;
 
-// |B| / |A| beyond which one binary search per needle beats the windowed merge, from the H100
-// ratio sweep (results/h100/sortedsearch_ratios.json: windowed_lower against binary_search_lower).
+// |B| / |A| beyond which one binary search per needle beats reading all of B, from the H100
+// ratio sweep (results/h100/sortedsearch_ratios/, int32, |A| + |B| = 2^27: binary search 0.302
+// against the merge path's 0.293 ms at 16, 0.258 against 0.292 at 24). 8-byte keys double the
+// bytes a merge reads per B key and barely change a search's: a lower ratio, not yet measured.
 template <class T>
-constexpr double kBinarySwitchRatio = sizeof(T) <= 4 ? 48.0 : 32.0;
+constexpr double kBinarySwitchRatio = sizeof(T) <= 4 ? 20.0 : 12.0;
 
 // Never switch: the windowed merge at every ratio (the sweep's merge curve).
 constexpr double kNeverSwitch = 1e30;

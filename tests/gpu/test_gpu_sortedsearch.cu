@@ -13,6 +13,7 @@
 #include "gpu_test.hpp"
 #include "sorted_inputs.hpp"
 #include "cpu_reference/sortedsearch/cpu_sorted_search.hpp"
+#include "kernels/sortedsearch/auto_sorted_search.cuh"
 #include "kernels/sortedsearch/binary_search.cuh"
 #include "kernels/sortedsearch/mergepath_sorted_search.cuh"
 #include "kernels/sortedsearch/windowed_sorted_search.cuh"
@@ -171,6 +172,25 @@ static void check_all(const std::vector<T>& a, const std::vector<T>& b, std::mt1
   check_windowed<SmallWin>(a, b, da, db);
   check_windowed<ss::DefaultWindowedTuning<T>>(a, b, da, db);
   check_binary(a, b, da, db, rng);
+  // auto: whichever search its ratio picks, both bounds.
+  const int na = int(a.size()), nb = int(b.size());
+  DeviceBuffer<u32> oa(na + 1);
+  DeviceBuffer<char> scratch(ss::auto_search_scratch_bytes<ss::DefaultMergePathTuning<T>, ss::DefaultWindowedTuning<T>, T>(na, nb));
+  std::vector<u32> ref(na);
+  const std::string chose = ss::choice_name(ss::choose_search<T>(na, nb));
+  for (Bounds bounds : {Bounds::Lower, Bounds::Upper}) {
+    oa.poison();
+    if (bounds == Bounds::Lower) {
+      ss::auto_sorted_search<ss::DefaultMergePathTuning<T>, ss::DefaultWindowedTuning<T>, Bounds::Lower>(da.get(), na, db.get(), nb, oa.get(), scratch.get(), nullptr);
+      lp::cpu::sorted_search<Bounds::Lower>(a.data(), na, b.data(), nb, ref.data());
+    } else {
+      ss::auto_sorted_search<ss::DefaultMergePathTuning<T>, ss::DefaultWindowedTuning<T>, Bounds::Upper>(da.get(), na, db.get(), nb, oa.get(), scratch.get(), nullptr);
+      lp::cpu::sorted_search<Bounds::Upper>(a.data(), na, b.data(), nb, ref.data());
+    }
+    auto got = oa.download();
+    got.resize(na);
+    expect_equal(ref, got, std::string("auto ") + (bounds == Bounds::Lower ? "lower" : "upper") + " (" + chose + ")");
+  }
 }
 
 template <class T>
@@ -276,10 +296,11 @@ int main() {
   check_all(spread, packed, rng, "clustered haystack");
   std::vector<double> spread_d(spread.begin(), spread.end()), packed_d(packed.begin(), packed.end());
   check_all(spread_d, packed_d, rng, "clustered haystack (double)");
-  // |B| / |A| across the sweep's ratios and one below, at and above every switch point (the
-  // default switch ratio, and the old fixed window / tile point of about 1.78).
+  // |B| / |A| across the sweep's ratios and one below, at and above every switch point (auto's
+  // windowed range 2/3..1.5, the binary-search switch ratio, and the old fixed window / tile
+  // point of about 1.78).
   const double sw = ss::kBinarySwitchRatio<int>;
-  for (double r : {1.0 / 64, 1.0 / 3, 1.0, 1.5, 1.7, 1.78, 1.9, 3.0, 12.0, sw - 1, sw, sw + 1, 48.0, 64.0}) {
+  for (double r : {1.0 / 64, 1.0 / 3, 0.6, 2.0 / 3, 0.7, 1.0, 1.5, 1.6, 1.7, 1.78, 1.9, 3.0, 12.0, sw - 1, sw, sw + 1, 48.0, 64.0}) {
     const size_t na = quick ? 3001 : 20011, nb = size_t(r * double(na));
     check_all(sorted_random<int>(rng, na, 0, 1 << 24), sorted_random<int>(rng, nb, 0, 1 << 24), rng, "ratio " + std::to_string(r));
     check_all(sorted_random<std::int64_t>(rng, na, 0, std::int64_t(nb / 8 + 1)), sorted_random<std::int64_t>(rng, nb, 0, std::int64_t(nb / 8 + 1)), rng,

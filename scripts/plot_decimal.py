@@ -57,7 +57,7 @@ STYLE = {  # variant: (label, colour, marker, line style); solid = ours, dashed 
 style = lpresults.variant_style(STYLE)
 ORDER = {v: i for i, v in enumerate(STYLE)}
 TYPES = ("decimal128", "decimal64", "double")
-TYPE_NAME = {"decimal128": "decimal128 (__int128 sums)", "decimal64": "decimal64 (int64 sums, overflow checked)",
+TYPE_NAME = {"decimal128": "decimal128 (__int128 sums)", "decimal64": "decimal64 (int64 products, summed as two 32-bit halves; overflow checked)",
              "double": "double (float sums)"}
 TYPE_COLOUR = {"decimal128": "tab:red", "decimal64": "tab:blue", "double": "tab:green"}
 CPU = ("cpu_sequential", "cpu_mt")
@@ -135,8 +135,13 @@ def bytes_per_row(recs):
 
 
 def figure_n(recs):
-    gpu = [r["params"]["n"] for r in recs if r["kind"] in ("ours", "peer")]
-    return max(gpu or [r["params"]["n"] for r in recs], default=None)
+    """The n of the sweep: the one with the most m values among the GPU records (a few points at a
+    larger n sit beside the sweep), the larger n on a tie."""
+    gpu = [r for r in recs if r["kind"] in ("ours", "peer")] or recs
+    ms = {}
+    for r in gpu:
+        ms.setdefault(r["params"]["n"], set()).add(r["params"]["m"])
+    return max(ms, key=lambda n: (len(ms[n]), n), default=None)
 
 
 def at_n(recs, n):

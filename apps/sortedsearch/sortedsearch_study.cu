@@ -34,7 +34,7 @@ enum class Result { LowerA, UpperA, LowerAShuffled, Complete, MatchA, CountA, Me
 template <class T>
 using MP = sortedsearch::DefaultMergePathTuning<T>;
 template <class T>
-using WIN = sortedsearch::DefaultWindowedTuning<T>;
+using WIN = sortedsearch::DefaultWindowedShape<T>;
 
 // What a launcher sees: the sorted keys (device, and on the host for the CPU variants), the
 // outputs of its Result, scratch and the stream.
@@ -304,15 +304,15 @@ void add_variants(Defs<T>& d) {
        [](Ctx<T>& c) { ss::mergepath_sorted_search<MP<T>, Bounds::Lower, Output::Match, Output::None>(c.a, c.na, c.b, c.nb, c.out_a, nullptr, c.scratch, nullptr, c.stream); }},
       {"mergepath_equality_count", VariantKind::Ours, "SortedEqualityCount: occurrences in B of each key of A, from its lower bounds (upper-bound pass minus the given lower bound)", {Result::CountA}, {}, {},
        [](Ctx<T>& c) { ss::mergepath_sorted_search<MP<T>, Bounds::Upper, Output::Index, Output::None>(c.a, c.na, c.b, c.nb, c.out_a, nullptr, c.scratch, nullptr, c.stream, c.lower_in); }},
-      {"windowed_lower", VariantKind::Ours, "ours beyond ModernGPU: needle tiles, each staging its haystack span a shared-memory window at a time, binary search + walk; never switches to one binary search per needle (the sweep's merge curve; a tile whose own span is sparser than the switch ratio still searches it in global memory)", {Result::LowerA}, {}, {},
+      {"windowed_lower", VariantKind::Ours, "ours beyond ModernGPU: needle tiles sized to |B| / |A| so that each one's haystack span fits one shared-memory window, binary search + walk; never switches to one binary search per needle (the sweep's merge curve; a tile whose span overflows the window searches it in global memory)", {Result::LowerA}, {}, {},
        [](Ctx<T>& c) { ss::windowed_sorted_search<WIN<T>, Bounds::Lower>(c.a, c.na, c.b, c.nb, c.out_a, c.scratch, c.stream, ss::kNeverSwitch); }},
-      {"windowed_complete", VariantKind::Ours, "ours: the complete search on the windowed tiles (lower bound A->B, upper bound B->A, match flags and counts in one pass)", {Result::Complete}, {}, {},
+      {"windowed_complete", VariantKind::Ours, "ours: the complete search on the windowed tiles (lower bound A->B, upper bound B->A, match flags and counts in one pass; each thread writes the B keys between its needles' bounds)", {Result::Complete}, {}, {},
        [](Ctx<T>& c) { ss::windowed_complete_search<WIN<T>>(c.a, c.na, c.b, c.nb, c.out_a, c.out_b, c.scratch, c.counts, c.stream); }},
-      {"auto_lower", VariantKind::Ours, "ours, by ratio and key size (auto_sorted_search.cuh): one binary search per needle beyond the measured switch ratio, the windowed search near |A| = |B|, the merge path elsewhere", {Result::LowerA, auto_choice<T>}, {}, {},
+      {"auto_lower", VariantKind::Ours, "ours, by ratio and key size (auto_sorted_search.cuh): one binary search per needle beyond the measured switch ratio, the windowed search from |B| / |A| = 1/2 (int32; 1 for 8-byte keys) up to it, the merge path below", {Result::LowerA, auto_choice<T>}, {}, {},
        [](Ctx<T>& c) { ss::auto_sorted_search<MP<T>, WIN<T>, Bounds::Lower>(c.a, c.na, c.b, c.nb, c.out_a, c.scratch, c.stream); }},
       {"auto_upper", VariantKind::Ours, "ours: auto_lower's choice for the upper bound", {Result::UpperA, auto_choice<T>}, {}, {},
        [](Ctx<T>& c) { ss::auto_sorted_search<MP<T>, WIN<T>, Bounds::Upper>(c.a, c.na, c.b, c.nb, c.out_a, c.scratch, c.stream); }},
-      {"auto_complete", VariantKind::Ours, "ours: the complete search's best as measured on the H100 ratio sweep: the merge-path kernel at every ratio (windowed_complete's per-key search for the B side loses; a complete search reads all of B at any ratio)", {Result::Complete}, {}, {},
+      {"auto_complete", VariantKind::Ours, "ours: the complete search's best as measured on the H100 ratio sweep: the merge-path kernel at every ratio (windowed_complete ties it only at 4..12 and loses elsewhere; a complete search reads all of B at any ratio)", {Result::Complete}, {}, {},
        [](Ctx<T>& c) { ss::mergepath_sorted_search<MP<T>, Bounds::Lower, Output::IndexMatch, Output::IndexMatch>(c.a, c.na, c.b, c.nb, c.out_a, c.out_b, c.scratch, c.counts, c.stream); }},
       {"binary_search_lower", VariantKind::Ours, "vectorized binary search, one thread per needle, sorted needles", {Result::LowerA}, {}, {},
        [](Ctx<T>& c) { ss::binary_search<Bounds::Lower>(c.a, c.na, c.b, c.nb, c.out_a, c.stream); }},

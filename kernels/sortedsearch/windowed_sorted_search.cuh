@@ -1,20 +1,22 @@
 // Windowed sorted search: our variant for today's GPUs, beyond ModernGPU (issue 21). Tiles are
 // fixed runs of needles (not merge-path diagonals), so no per-thread merge path and no compaction
-// pass: each tile's haystack span [bound(first needle), bound(next tile's first needle)) is staged
-// in shared memory a window at a time (as many windows as the span needs: the tile follows its
-// actual span, whatever |B| / |A| is), and each thread resolves its run of VT consecutive needles
-// with one binary search in the first window that holds its bound, then a linear walk.
-// Where the haystack per needle exceeds a switch ratio (measured, per key size: see
-// kBinarySwitchRatio), reading all of B loses to searching it: the launcher runs one binary search
-// per needle when the whole input is that sparse, and a tile whose own span is (clustered keys)
-// searches it in global memory in lockstep.
+// pass: each tile stages its haystack span [bound(first needle), bound(next tile's first needle))
+// in one shared-memory window, and each thread resolves its run of VT consecutive needles with one
+// binary search in the window and a walk. The tile follows |B| / |A|: the launcher picks the
+// needles per thread whose expected span fits the window (one fixed tile made the span overflow,
+// or the kernel loop over several windows, beyond 1.78 : 1; a loop over windows cost 8 registers
+// and a quarter of the blocks per SM on an H100: 0.367 against 0.324 ms at 2^26 + 2^26). A tile
+// whose span still overflows (clustered keys) searches it in global memory, VT searches in
+// lockstep. Beyond a switch ratio (measured, per key size: kBinarySwitchRatio) reading all of B
+// loses to searching it, and the launcher runs one binary search per needle.
 // The complete search (lower bound of A into B and upper bound of B into A, match flags and
-// counts, as ModernGPU's SortedSearch<Lower, IndexMatch, IndexMatch>) rides on the same tiles: a
-// B key between the lower bounds of needles k and k + 1 has upper bound k + 1 into A.
+// counts, as ModernGPU's SortedSearch<Lower, IndexMatch, IndexMatch>) rides on the same tiles: the
+// B keys between the lower bounds of needles k and k + 1 have upper bound k + 1 into A, so each
+// thread writes the B outputs between its needles' bounds into the window's slots; the B keys
+// outside A's key range are one grid-wide fill.
 #pragma once
 #include <cuda_runtime.h>
 
-#include <climits>
 #include <cstdint>
 #include <type_traits>
 
@@ -30,18 +32,33 @@ struct WindowedTuning {
   static constexpr int nt = NT, vt = VT, nv = NT * VT, window = WINDOW, skip = SKIP;
 };
 
-// The window holds about twice a tile's needles' worth of haystack, within 48 KiB of static
-// shared memory for every key size. Skipping 8 keys at a time (measured on an H100, 2^26 + 2^26):
-// duplicate-heavy keys 51% -> 77% of the copy ceiling, distinct keys 85% -> 84%.
+// A block shape and window; the launcher picks the needles per thread (VT) from the ratio.
+template <int NT, int WINDOW, int SKIP = 0>
+struct WindowedShape {
+  static constexpr int nt = NT, window = WINDOW, skip = SKIP;
+  template <int VT>
+  using tuning = WindowedTuning<NT, VT, WINDOW, SKIP>;
+};
+
+// The window (16 KiB for every key size) holds about twice the needles' worth of haystack at the
+// largest tile (VT = 9), within 48 KiB of static shared memory; 8 blocks of 256 threads per SM at
+// 32 registers for 4-byte keys. Skipping 8 keys at a time (H100, 2^26 + 2^26): duplicate-heavy
+// keys 51% -> 77% of the copy ceiling, distinct keys 85% -> 84%.
 template <class T>
-using DefaultWindowedTuning = std::conditional_t<sizeof(T) <= 4, WindowedTuning<256, 9, 4096, 8>, WindowedTuning<128, 9, 2048, 8>>;
+using DefaultWindowedShape = std::conditional_t<sizeof(T) <= 4, WindowedShape<256, 4096, 8>, WindowedShape<128, 2048, 8>>;
+
+// The needles per thread the launcher chooses among (largest first), and the headroom left in the
+// window for a tile whose span runs above the ratio's mean.
+constexpr int kWindowedVts[] = {9, 5, 3, 2, 1};
+constexpr double kSpanSlack = 1.15;
 
 // |B| / |A| beyond which one binary search per needle beats reading all of B, from the H100
-// ratio sweep (results/h100/sortedsearch_ratios/, int32, |A| + |B| = 2^27: binary search 0.302
-// against the merge path's 0.293 ms at 16, 0.258 against 0.292 at 24). 8-byte keys double the
-// bytes a merge reads per B key and barely change a search's: a lower ratio, not yet measured.
+// ratio sweeps (results/h100/sortedsearch_ratios/, |A| + |B| = 2^27): int32 binary search 0.298
+// against the windowed search's 0.314 ms at 16 on distinct keys (0.303 against 0.228 on
+// duplicates), 0.258 against 0.322 at 24; int64 0.479 against 0.453 at 12, 0.424 against 0.663
+// at 16 (8-byte keys double the bytes a merge reads per B key, not a search's).
 template <class T>
-constexpr double kBinarySwitchRatio = sizeof(T) <= 4 ? 20.0 : 12.0;
+constexpr double kBinarySwitchRatio = sizeof(T) <= 4 ? 20.0 : 14.0;
 
 // Never switch: the windowed merge at every ratio (the sweep's merge curve).
 constexpr double kNeverSwitch = 1e30;
@@ -52,49 +69,70 @@ inline bool searches_per_needle(std::int64_t a_count, std::int64_t b_count, doub
   return a_count > 0 && double(b_count) > switch_ratio * double(a_count);
 }
 
-// bounds[t] = bound of the first needle of tile t into B (0 for tile 0 of the complete search,
-// whose B keys below every needle are outputs too); bounds[tiles] = |B|.
+// Needles per thread at |B| / |A|: the largest tile whose expected span fits the window.
+template <class Shape>
+int windowed_vt(std::int64_t a_count, std::int64_t b_count) {
+  const double r = a_count > 0 ? double(b_count) / double(a_count) : 0.0;
+  for (int vt : kWindowedVts)
+    if (double(Shape::nt) * vt * r * kSpanSlack <= double(Shape::window)) return vt;
+  return 1;
+}
+
+// bounds[t] = bound of the first needle of tile t into B; bounds[tiles] = the end of the last
+// tile's span: its last needle's bound (B beyond it is no needle's concern; when A's keys end well
+// before B's, that tail would be one tile's to read), or for the complete search the upper bound
+// of A's last key (the B keys equal to it match it). The complete search's B keys outside
+// [bounds[0], bounds[tiles]) lie below or above every needle: fill_outside_kernel writes them.
 template <Bounds B, bool Complete, class T, class Comp>
 __global__ void window_partition_kernel(const T* __restrict__ a, int a_count, const T* __restrict__ b, int b_count,
                                         int nv, int tiles, int* __restrict__ bounds, Comp comp) {
   int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t > tiles) return;
-  // The last tile's span ends at its last needle's bound (B beyond it is no needle's concern;
-  // when A's keys end well before B's, that tail would be one tile's to read). The complete
-  // search writes every B key's bound, so its last tile reaches |B|.
-  if (t == tiles) bounds[t] = Complete ? b_count : static_cast<int>(bound_in<B>(b, 0, b_count, a[a_count - 1], comp));
-  else if (Complete && t == 0) bounds[t] = 0;
-  else bounds[t] = static_cast<int>(bound_in<B>(b, 0, b_count, a[std::int64_t(t) * nv], comp));
+  if (t == tiles) {
+    const T& last = a[a_count - 1];
+    bounds[t] = static_cast<int>(Complete ? bound_in<Bounds::Upper>(b, 0, b_count, last, comp) : bound_in<B>(b, 0, b_count, last, comp));
+  } else {
+    bounds[t] = static_cast<int>(bound_in<B>(b, 0, b_count, a[std::int64_t(t) * nv], comp));
+  }
+}
+
+// The complete search's B keys below A's first key (upper bound 0) and above its last (|A|), no
+// match either way: a grid-stride fill, so a long tail is no one tile's serial work.
+static __global__ void fill_outside_kernel(const int* __restrict__ bounds, int tiles, int b_count, std::uint32_t a_count,
+                                           std::uint32_t* __restrict__ out_b) {
+  const int head = bounds[0], tail = bounds[tiles];
+  const int outside = head + (b_count - tail);
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < outside; i += gridDim.x * blockDim.x) {
+    if (i < head) out_b[i] = 0;
+    else out_b[tail + (i - head)] = a_count;
+  }
 }
 
 template <class Tuning, Bounds B, bool Complete, class T, class Comp>
 __global__ void __launch_bounds__(Tuning::nt)
     windowed_search_kernel(const T* __restrict__ a, int a_count, const T* __restrict__ b, int b_count, const int* __restrict__ bounds,
-                           std::uint32_t* __restrict__ out, std::uint32_t* __restrict__ out_b, unsigned* __restrict__ tile_counts,
-                           float tile_switch, Comp comp) {
+                           std::uint32_t* __restrict__ out, std::uint32_t* __restrict__ out_b, unsigned* __restrict__ tile_counts, Comp comp) {
   static_assert(!Complete || B == Bounds::Lower, "the complete search is lower A -> B, upper B -> A");
   constexpr int NT = Tuning::nt, VT = Tuning::vt, NV = Tuning::nv, WINDOW = Tuning::window, SKIP = Tuning::skip;
+  static_assert(sizeof(T) >= sizeof(std::uint32_t), "the complete search's B outputs reuse the window's slots");
   // Runs are staged with an odd stride so that thread k's run starts in bank (k * stride) mod 32:
-  // the 32 threads of a warp read 32 different banks.
+  // the 32 threads of a warp read 32 different banks. Results reuse the needles' bytes.
   constexpr int STRIDE = VT + (VT % 2 == 0);
-  // The staged needles, and the tile's bounds in needle order (complete search: unresolved ones
-  // INT_MAX, read by the B keys), then its outputs. The lower search reads its needles from
-  // registers once staged, so its outputs reuse the needles' bytes (fewer bytes, more blocks).
-  constexpr int kNeedleBytes = NT * STRIDE * int(sizeof(T)), kBoundBytes = NV * int(sizeof(int));
+  union Runs {
+    T needles[NT * STRIDE];
+    std::uint32_t results[NT * STRIDE];
+  };
   __shared__ T win[WINDOW];
-  __shared__ __align__(16) unsigned char stage[Complete ? kNeedleBytes + kBoundBytes : (kNeedleBytes > kBoundBytes ? kNeedleBytes : kBoundBytes)];
-  T* needles = reinterpret_cast<T*>(stage);
-  int* lbs = reinterpret_cast<int*>(stage + (Complete ? kNeedleBytes : 0));
+  __shared__ Runs runs;
   const int tid = threadIdx.x;
   const int a0 = blockIdx.x * NV;
   const int a_n = min(NV, a_count - a0);
   const int w0 = bounds[blockIdx.x], w1 = bounds[blockIdx.x + 1];
   const int w_n = w1 - w0;
-  // A span too sparse to read (clustered keys) is searched in global memory instead.
-  const bool sparse = !Complete && float(w_n) > tile_switch * float(a_n);
+  const bool staged = w_n <= WINDOW;
 
   // Coalesced, striped loads (all issued before the first shared store), transposed to runs; the
-  // first window's loads go out with them, so a tile waits on memory once.
+  // window's loads go out with them, so a tile waits on memory once.
   {
     T reg[VT];
 #pragma unroll
@@ -105,175 +143,198 @@ __global__ void __launch_bounds__(Tuning::nt)
 #pragma unroll
     for (int k = 0; k < VT; ++k) {
       int i = k * NT + tid;
-      if (i < a_n) needles[(i / VT) * STRIDE + i % VT] = reg[k];
-      if (Complete) lbs[k * NT + tid] = INT_MAX;
+      if (i < a_n) runs.needles[(i / VT) * STRIDE + i % VT] = reg[k];
     }
-    if (!sparse)
-      for (int i = tid; i < min(WINDOW, w_n); i += NT) win[i] = b[w0 + i];
   }
+  if (staged)
+    for (int i = tid; i < w_n; i += NT) win[i] = b[w0 + i];
   __syncthreads();
 
   const int steps = min(VT, a_n - tid * VT);
   T key[VT];
 #pragma unroll
   for (int k = 0; k < VT; ++k)
-    if (k < steps) key[k] = needles[tid * STRIDE + k];
+    if (k < steps) key[k] = runs.needles[tid * STRIDE + k];
   std::uint32_t res[VT];
-  unsigned a_matches = 0, b_matches = 0;
-
-  if (sparse) {
-    // VT binary searches over b[w0, w1) in lockstep, so that each step issues VT independent
-    // loads instead of one. Branchless form: the remaining length n is the same for every
-    // needle, and every probe lies inside [w0, w1).
-    int base[VT];
-#pragma unroll
-    for (int k = 0; k < VT; ++k) base[k] = w0;
-    for (int n = w_n; n > 1; n -= n >> 1) {
-      const int half = n >> 1;
-#pragma unroll
-      for (int k = 0; k < VT; ++k)
-        if (k < steps && !take_a<B>(key[k], b[base[k] + half], comp)) base[k] += half;
-    }
-#pragma unroll
-    for (int k = 0; k < VT; ++k)
-      if (k < steps && w_n > 0 && !take_a<B>(key[k], b[base[k]], comp)) ++base[k];
-#pragma unroll
-    for (int k = 0; k < VT; ++k) res[k] = static_cast<std::uint32_t>(base[k]);
-  } else {
-    int cursor = 0;  // the thread's first needle whose bound lies beyond the windows so far
-    for (int c0 = 0;; c0 += WINDOW) {
-      const int len = min(WINDOW, w_n - c0);
-      const bool last = c0 + WINDOW >= w_n;
-      if (c0 > 0) {  // the first window was staged with the needles
-        __syncthreads();  // the previous window's readers are done
-        for (int i = tid; i < len; i += NT) win[i] = b[w0 + c0 + i];
-        __syncthreads();
-      }
-      // The needles whose bound lies in this window (a prefix of the unresolved ones: they are
-      // sorted): one binary search for the first, then a merge-like walk.
-      bool going = true;
-      int j = -1;
+  unsigned a_matches = 0;
+  if (steps > 0) {
+    if (staged) {
+      // One binary search for the run's first needle, then a merge-like walk.
+      int j = static_cast<int>(bound_in<B>(win, 0, w_n, key[0], comp));
 #pragma unroll
       for (int k = 0; k < VT; ++k) {
-        if (going && k >= cursor && k < steps) {
-          if (last || take_a<B>(key[k], win[len - 1], comp)) {
-            if (j < 0) {
-              j = static_cast<int>(bound_in<B>(win, 0, len, key[k], comp));
-            } else {
-              // Runs of equal haystack keys make some lane of a warp walk far at almost every k;
-              // skipping SKIP keys at a time bounds that lane's walk (and the warp's wait).
-              if (SKIP > 0)
-                while (j + SKIP <= len && !take_a<B>(key[k], win[j + SKIP - 1], comp)) j += SKIP;
-              while (j < len && !take_a<B>(key[k], win[j], comp)) ++j;
-            }
-            const int g = w0 + c0 + j;
-            res[k] = static_cast<std::uint32_t>(g);
-            if (Complete) {
-              // Lower: the only possible match is b[g], in the window unless g is its end.
-              const bool match = j < len ? !comp(key[k], win[j]) : (g < b_count && !comp(key[k], b[g]));
-              lbs[tid * VT + k] = g;
-              a_matches += match;
-              if (match) res[k] |= kMatchBit;
-            }
-            cursor = k + 1;
-          } else {
-            going = false;
+        if (k < steps) {
+          // Runs of equal haystack keys make some lane of a warp walk far at almost every k;
+          // skipping SKIP keys at a time bounds that lane's walk (and the warp's wait).
+          if (SKIP > 0)
+            while (j + SKIP <= w_n && !take_a<B>(key[k], win[j + SKIP - 1], comp)) j += SKIP;
+          while (j < w_n && !take_a<B>(key[k], win[j], comp)) ++j;
+          res[k] = static_cast<std::uint32_t>(w0 + j);
+          if (Complete) {
+            // Lower: the only possible match is b[w0 + j], in the window unless j is its end.
+            const bool match = j < w_n ? !comp(key[k], win[j]) : (w0 + j < b_count && !comp(key[k], b[w0 + j]));
+            a_matches += match;
+            if (match) res[k] |= kMatchBit;
           }
         }
       }
-      if (Complete) {
-        // This window's B keys: upper bound into A = a0 + (needles of the tile with bound <= g);
-        // the needles resolved so far are all that can be (the rest lie beyond the window).
-        __syncthreads();
-        for (int i = tid; i < len; i += NT) {
-          const int g = w0 + c0 + i;
-          int lo = 0, hi = a_n;
-          while (lo < hi) {
-            const int mid = (lo + hi) >> 1;
-            if (lbs[mid] <= g) lo = mid + 1;
-            else hi = mid;
-          }
-          // Upper bound of B into A: a match can only be A's key just below, needle lo - 1.
-          std::uint32_t v = static_cast<std::uint32_t>(a0 + lo);
-          if (lo > 0) {
-            const int n = lo - 1;
-            const bool match = !comp(needles[(n / VT) * STRIDE + n % VT], win[i]);
-            b_matches += match;
-            if (match) v |= kMatchBit;
-          }
-          out_b[g] = v;
+    } else {
+      // The span is too large to stage (clustered keys): VT binary searches over b[w0, w1) in
+      // lockstep, so that each step issues VT independent loads instead of one.
+      // Branchless form: the remaining length n is the same for every needle, and every probe
+      // b[base + half] lies inside [w0, w1).
+      int base[VT];
+#pragma unroll
+      for (int k = 0; k < VT; ++k) base[k] = w0;
+      for (int n = w_n; n > 1; n -= n >> 1) {
+        const int half = n >> 1;
+#pragma unroll
+        for (int k = 0; k < VT; ++k)
+          if (k < steps && !take_a<B>(key[k], b[base[k] + half], comp)) base[k] += half;
+      }
+#pragma unroll
+      for (int k = 0; k < VT; ++k) {
+        if (k < steps && w_n > 0 && !take_a<B>(key[k], b[base[k]], comp)) ++base[k];
+        res[k] = static_cast<std::uint32_t>(base[k]);
+        if (Complete && k < steps) {
+          const bool match = base[k] < b_count && !comp(key[k], b[base[k]]);
+          a_matches += match;
+          if (match) res[k] |= kMatchBit;
         }
       }
-      if (last) break;
     }
   }
-  if (Complete) {
+  __syncthreads();  // the needles and the window are read
+#pragma unroll
+  for (int k = 0; k < VT; ++k)
+    if (k < steps) runs.results[tid * STRIDE + k] = res[k];
+  __syncthreads();
+  if constexpr (Complete) {
+    // The B keys of the span: upper bound into A = a0 + (needles of the tile with bound <= g),
+    // with a match where the needle just below holds the same key.
+    unsigned b_matches = 0;
+    auto bound_of = [&](int n) { return static_cast<int>(runs.results[(n / VT) * STRIDE + n % VT] & ~kMatchBit); };
+    if (staged) {
+      // Each thread writes the B keys between its needles' bounds into the window's slots, each
+      // slot read then written by one thread; a slot becomes the key's 32-bit output.
+#pragma unroll
+      for (int k = 0; k < VT; ++k) {
+        if (k < steps) {
+          const int n = tid * VT + k;
+          const int to = n + 1 < a_n ? bound_of(n + 1) : w1;
+          const std::uint32_t ub = static_cast<std::uint32_t>(a0 + n + 1);
+          for (int g = static_cast<int>(res[k] & ~kMatchBit); g < to; ++g) {
+            std::uint32_t v = ub;
+            if (!comp(key[k], win[g - w0])) v |= kMatchBit, ++b_matches;
+            *reinterpret_cast<std::uint32_t*>(win + (g - w0)) = v;
+          }
+        }
+      }
+      __syncthreads();
+      for (int i = tid; i < w_n; i += NT) out_b[w0 + i] = *reinterpret_cast<const std::uint32_t*>(win + i);
+    } else {
+      // A span beyond the window: one binary search per B key over the tile's bounds, balanced
+      // across threads however the keys cluster.
+      for (int i = tid; i < w_n; i += NT) {
+        const int g = w0 + i;
+        int lo = 0, hi = a_n;
+        while (lo < hi) {
+          const int mid = (lo + hi) >> 1;
+          if (bound_of(mid) <= g) lo = mid + 1;
+          else hi = mid;
+        }
+        std::uint32_t v = static_cast<std::uint32_t>(a0 + lo);
+        if (lo > 0 && !comp(a[a0 + lo - 1], b[g])) v |= kMatchBit, ++b_matches;
+        out_b[g] = v;
+      }
+    }
     __shared__ unsigned warp_sums[NT / 32];
     detail::block_sum_to<NT>(a_matches, warp_sums, tile_counts + 2 * blockIdx.x);
     detail::block_sum_to<NT>(b_matches, warp_sums, tile_counts + 2 * blockIdx.x + 1);
   }
-  __syncthreads();
-#pragma unroll
-  for (int k = 0; k < VT; ++k)
-    if (k < steps) lbs[tid * VT + k] = static_cast<int>(res[k]);
-  __syncthreads();
 #pragma unroll
   for (int k = 0; k < VT; ++k) {
     int i = k * NT + tid;
-    if (i < a_n) out[a0 + i] = static_cast<std::uint32_t>(lbs[i]);
+    if (i < a_n) out[a0 + i] = runs.results[(i / VT) * STRIDE + i % VT];
   }
 }
 
-// The partition array (tiles + 1 ints), then two match counts per tile (the complete search).
-template <class Tuning>
+// The partition array (tiles + 1 ints at the smallest tile), then two match counts per tile (the
+// complete search).
+template <class Shape>
 std::size_t windowed_scratch_bytes(std::int64_t a_count) {
-  const std::size_t tiles = static_cast<std::size_t>((a_count + Tuning::nv - 1) / Tuning::nv);
+  const std::size_t tiles = static_cast<std::size_t>((a_count + Shape::nt - 1) / Shape::nt);
   return (tiles + 1) * sizeof(int) + 2 * tiles * sizeof(unsigned);
 }
+
+namespace detail {
+
+// Calls f(Shape::tuning<vt>{}) for a vt of kWindowedVts.
+template <class Shape, class F>
+void with_windowed_tuning(int vt, F&& f) {
+  switch (vt) {
+    case 9: return f(typename Shape::template tuning<9>{});
+    case 5: return f(typename Shape::template tuning<5>{});
+    case 3: return f(typename Shape::template tuning<3>{});
+    case 2: return f(typename Shape::template tuning<2>{});
+    default: return f(typename Shape::template tuning<1>{});
+  }
+}
+
+// One launch of the tiles at `vt` needles per thread (the complete search: and its counts).
+template <class Shape, Bounds B, bool Complete, class T, class Comp>
+void windowed_tiles(int vt, const T* a, int a_count, const T* b, int b_count, std::uint32_t* out, std::uint32_t* out_b, void* scratch,
+                    unsigned long long* match_counts, cudaStream_t stream, Comp comp) {
+  with_windowed_tuning<Shape>(vt, [&](auto tuning) {
+    using Tuning = decltype(tuning);
+    const int tiles = (a_count + Tuning::nv - 1) / Tuning::nv;
+    int* bounds = static_cast<int*>(scratch);
+    unsigned* tile_counts = Complete ? reinterpret_cast<unsigned*>(bounds + tiles + 1) : nullptr;
+    window_partition_kernel<B, Complete><<<(tiles + 1 + 127) / 128, 128, 0, stream>>>(a, a_count, b, b_count, Tuning::nv, tiles, bounds, comp);
+    LP_CUDA_LAUNCH("window_partition_kernel");
+    windowed_search_kernel<Tuning, B, Complete><<<tiles, Tuning::nt, 0, stream>>>(a, a_count, b, b_count, bounds, out, out_b, tile_counts, comp);
+    LP_CUDA_LAUNCH("windowed_search_kernel");
+    if (Complete) {
+      const int fill_blocks = static_cast<int>(b_count / 256 < 1024 ? b_count / 256 + 1 : 1024);
+      fill_outside_kernel<<<fill_blocks, 256, 0, stream>>>(bounds, tiles, b_count, static_cast<std::uint32_t>(a_count), out_b);
+      LP_CUDA_LAUNCH("fill_outside_kernel");
+      sum_tile_counts_kernel<<<1, 1024, 0, stream>>>(tile_counts, tiles, match_counts);
+      LP_CUDA_LAUNCH("sum_tile_counts_kernel");
+    }
+  });
+}
+
+}  // namespace detail
 
 // Bound (Lower or Upper) of every needle of sorted A into sorted B. Sizes below 2^31. Where B has
 // more than switch_ratio keys per needle, one thread per needle searches the whole haystack: it
 // reads only the cache lines on the needles' search paths, where the windows would read all of B.
-// A tile whose own span is that sparse (at most the measured ratio, whatever switch_ratio says)
-// searches it in global memory.
-template <class Tuning, Bounds B, class T, class Comp = Less>
+// `vt` overrides the needles per thread (0: by the ratio, windowed_vt).
+template <class Shape, Bounds B, class T, class Comp = Less>
 void windowed_sorted_search(const T* a, int a_count, const T* b, int b_count, std::uint32_t* out, void* scratch,
-                            cudaStream_t stream, double switch_ratio = kBinarySwitchRatio<T>, Comp comp = {}) {
+                            cudaStream_t stream, double switch_ratio = kBinarySwitchRatio<T>, Comp comp = {}, int vt = 0) {
   if (a_count == 0) return;
   if (searches_per_needle(a_count, b_count, switch_ratio)) {
     binary_search<B>(a, a_count, b, b_count, out, stream, comp);
     return;
   }
-  int tiles = (a_count + Tuning::nv - 1) / Tuning::nv;
-  int* bounds = static_cast<int*>(scratch);
-  window_partition_kernel<B, false><<<(tiles + 1 + 127) / 128, 128, 0, stream>>>(a, a_count, b, b_count, Tuning::nv, tiles, bounds, comp);
-  LP_CUDA_LAUNCH("window_partition_kernel");
-  windowed_search_kernel<Tuning, B, false><<<tiles, Tuning::nt, 0, stream>>>(a, a_count, b, b_count, bounds, out, nullptr, nullptr,
-                                                                             float(switch_ratio < kBinarySwitchRatio<T> ? switch_ratio : kBinarySwitchRatio<T>), comp);
-  LP_CUDA_LAUNCH("windowed_search_kernel");
+  detail::windowed_tiles<Shape, B, false>(vt > 0 ? vt : windowed_vt<Shape>(a_count, b_count), a, a_count, b, b_count, out, nullptr,
+                                          scratch, nullptr, stream, comp);
 }
 
 // The complete search on the windowed tiles: a_out[i] = lower bound of a[i] into B, b_out[j] =
 // upper bound of b[j] into A, each with kMatchBit where the key occurs on the other side, and
 // match_counts[0..1] (device) = how many A and B keys matched. It reads all of B whatever the ratio.
-template <class Tuning, class T, class Comp = Less>
+template <class Shape, class T, class Comp = Less>
 void windowed_complete_search(const T* a, int a_count, const T* b, int b_count, std::uint32_t* a_out, std::uint32_t* b_out,
-                              void* scratch, unsigned long long* match_counts, cudaStream_t stream, Comp comp = {}) {
+                              void* scratch, unsigned long long* match_counts, cudaStream_t stream, Comp comp = {}, int vt = 0) {
   if (a_count == 0) {  // every B key has upper bound 0 and no match
     if (b_count > 0) LP_CUDA(cudaMemsetAsync(b_out, 0, std::size_t(b_count) * sizeof(std::uint32_t), stream));
     LP_CUDA(cudaMemsetAsync(match_counts, 0, 2 * sizeof(unsigned long long), stream));
     return;
   }
-  int tiles = (a_count + Tuning::nv - 1) / Tuning::nv;
-  int* bounds = static_cast<int*>(scratch);
-  unsigned* tile_counts = reinterpret_cast<unsigned*>(bounds + tiles + 1);
-  window_partition_kernel<Bounds::Lower, true><<<(tiles + 1 + 127) / 128, 128, 0, stream>>>(a, a_count, b, b_count, Tuning::nv, tiles, bounds, comp);
-  LP_CUDA_LAUNCH("window_partition_kernel");
-  windowed_search_kernel<Tuning, Bounds::Lower, true><<<tiles, Tuning::nt, 0, stream>>>(a, a_count, b, b_count, bounds, a_out, b_out,
-                                                                                       tile_counts, float(kNeverSwitch), comp);
-  LP_CUDA_LAUNCH("windowed_search_kernel<complete>");
-  detail::sum_tile_counts_kernel<<<1, 1024, 0, stream>>>(tile_counts, tiles, match_counts);
-  LP_CUDA_LAUNCH("sum_tile_counts_kernel");
+  detail::windowed_tiles<Shape, Bounds::Lower, true>(vt > 0 ? vt : windowed_vt<Shape>(a_count, b_count), a, a_count, b, b_count, a_out,
+                                                     b_out, scratch, match_counts, stream, comp);
 }
 
 }  // namespace lp::sortedsearch

@@ -26,7 +26,7 @@ using u32 = std::uint32_t;
 
 // Small tiles too, so that modest sizes cross many tile boundaries.
 using SmallMP = ss::MergePathTuning<32, 7>;
-using SmallWin = ss::WindowedTuning<32, 5, 64>;
+using SmallWin = ss::WindowedShape<32, 64, 4>;
 
 static std::string where;
 
@@ -104,37 +104,45 @@ static void check_mergepath(const std::vector<T>& a, const std::vector<T>& b, De
 }
 
 // The windowed search at three switch ratios (never: windows at every ratio; the default; 1/4:
-// most tiles search their span in global memory, and sparse inputs go to binary search), both
-// bounds, and the windowed complete search with its counts.
-template <class Tuning, class T>
+// sparse inputs go to binary search), both bounds, and the windowed complete search with its
+// counts; the tile's needles per thread as the ratio picks them and at every size the launcher
+// can pick (large tiles at a high ratio overflow the window: the in-kernel global search).
+template <class Shape, class T>
 static void check_windowed(const std::vector<T>& a, const std::vector<T>& b, DeviceBuffer<T>& da, DeviceBuffer<T>& db) {
   const int na = int(a.size()), nb = int(b.size());
   DeviceBuffer<u32> oa(na + 1), ob(nb + 1);
   DeviceBuffer<unsigned long long> counts(2);
-  DeviceBuffer<char> scratch(ss::windowed_scratch_bytes<Tuning>(na));
-  std::vector<u32> ref(na), ref_b(nb);
+  DeviceBuffer<char> scratch(ss::windowed_scratch_bytes<Shape>(na));
+  std::vector<u32> ref_lower(na), ref_upper(na), ref(na), ref_b(nb);
+  lp::cpu::sorted_search<Bounds::Lower>(a.data(), na, b.data(), nb, ref_lower.data());
+  lp::cpu::sorted_search<Bounds::Upper>(a.data(), na, b.data(), nb, ref_upper.data());
+  const auto want = lp::cpu::sorted_search_both<Bounds::Lower>(a.data(), na, b.data(), nb, ref.data(), ref_b.data(), true);
   auto got = [](DeviceBuffer<u32>& buf, int n) { auto v = buf.download(); v.resize(n); return v; };
-  for (double ratio : {ss::kNeverSwitch, ss::kBinarySwitchRatio<T>, 0.25}) {
-    const std::string at = " (switch " + std::to_string(ratio) + ")";
+  struct Run {
+    double ratio;
+    int vt;
+  };
+  std::vector<Run> runs = {{ss::kBinarySwitchRatio<T>, 0}, {0.25, 0}};
+  for (int vt : {0, 9, 5, 3, 2, 1}) runs.push_back({ss::kNeverSwitch, vt});
+  for (const Run& r : runs) {
+    const std::string at = " (switch " + std::to_string(r.ratio) + ", vt " + std::to_string(r.vt) + ")";
     oa.poison();
-    ss::windowed_sorted_search<Tuning, Bounds::Lower>(da.get(), na, db.get(), nb, oa.get(), scratch.get(), nullptr, ratio);
-    lp::cpu::sorted_search<Bounds::Lower>(a.data(), na, b.data(), nb, ref.data());
-    expect_equal(ref, got(oa, na), "windowed lower" + at);
+    ss::windowed_sorted_search<Shape, Bounds::Lower>(da.get(), na, db.get(), nb, oa.get(), scratch.get(), nullptr, r.ratio, ss::Less{}, r.vt);
+    expect_equal(ref_lower, got(oa, na), "windowed lower" + at);
     oa.poison();
-    ss::windowed_sorted_search<Tuning, Bounds::Upper>(da.get(), na, db.get(), nb, oa.get(), scratch.get(), nullptr, ratio);
-    lp::cpu::sorted_search<Bounds::Upper>(a.data(), na, b.data(), nb, ref.data());
-    expect_equal(ref, got(oa, na), "windowed upper" + at);
+    ss::windowed_sorted_search<Shape, Bounds::Upper>(da.get(), na, db.get(), nb, oa.get(), scratch.get(), nullptr, r.ratio, ss::Less{}, r.vt);
+    expect_equal(ref_upper, got(oa, na), "windowed upper" + at);
+    if (r.ratio != ss::kNeverSwitch) continue;
+    oa.poison();
+    ob.poison();
+    counts.poison();
+    ss::windowed_complete_search<Shape>(da.get(), na, db.get(), nb, oa.get(), ob.get(), scratch.get(), counts.get(), nullptr, ss::Less{}, r.vt);
+    expect_equal(ref, got(oa, na), "windowed complete A" + at);
+    expect_equal(ref_b, got(ob, nb), "windowed complete B" + at);
+    auto c = counts.download();
+    CHECK_MSG(c[0] == (unsigned long long)want.first && c[1] == (unsigned long long)want.second,
+              where << " windowed complete counts" << at << " " << c[0] << "/" << c[1] << " want " << want.first << "/" << want.second);
   }
-  oa.poison();
-  ob.poison();
-  counts.poison();
-  ss::windowed_complete_search<Tuning>(da.get(), na, db.get(), nb, oa.get(), ob.get(), scratch.get(), counts.get(), nullptr);
-  auto want = lp::cpu::sorted_search_both<Bounds::Lower>(a.data(), na, b.data(), nb, ref.data(), ref_b.data(), true);
-  expect_equal(ref, got(oa, na), "windowed complete A");
-  expect_equal(ref_b, got(ob, nb), "windowed complete B");
-  auto c = counts.download();
-  CHECK_MSG(c[0] == (unsigned long long)want.first && c[1] == (unsigned long long)want.second,
-            where << " windowed complete counts " << c[0] << "/" << c[1] << " want " << want.first << "/" << want.second);
 }
 
 template <class T>
@@ -170,21 +178,21 @@ static void check_all(const std::vector<T>& a, const std::vector<T>& b, std::mt1
   check_mergepath<SmallMP>(a, b, da, db);
   check_mergepath<ss::DefaultMergePathTuning<T>>(a, b, da, db);
   check_windowed<SmallWin>(a, b, da, db);
-  check_windowed<ss::DefaultWindowedTuning<T>>(a, b, da, db);
+  check_windowed<ss::DefaultWindowedShape<T>>(a, b, da, db);
   check_binary(a, b, da, db, rng);
   // auto: whichever search its ratio picks, both bounds.
   const int na = int(a.size()), nb = int(b.size());
   DeviceBuffer<u32> oa(na + 1);
-  DeviceBuffer<char> scratch(ss::auto_search_scratch_bytes<ss::DefaultMergePathTuning<T>, ss::DefaultWindowedTuning<T>, T>(na, nb));
+  DeviceBuffer<char> scratch(ss::auto_search_scratch_bytes<ss::DefaultMergePathTuning<T>, ss::DefaultWindowedShape<T>>(na, nb));
   std::vector<u32> ref(na);
   const std::string chose = ss::choice_name(ss::choose_search<T>(na, nb));
   for (Bounds bounds : {Bounds::Lower, Bounds::Upper}) {
     oa.poison();
     if (bounds == Bounds::Lower) {
-      ss::auto_sorted_search<ss::DefaultMergePathTuning<T>, ss::DefaultWindowedTuning<T>, Bounds::Lower>(da.get(), na, db.get(), nb, oa.get(), scratch.get(), nullptr);
+      ss::auto_sorted_search<ss::DefaultMergePathTuning<T>, ss::DefaultWindowedShape<T>, Bounds::Lower>(da.get(), na, db.get(), nb, oa.get(), scratch.get(), nullptr);
       lp::cpu::sorted_search<Bounds::Lower>(a.data(), na, b.data(), nb, ref.data());
     } else {
-      ss::auto_sorted_search<ss::DefaultMergePathTuning<T>, ss::DefaultWindowedTuning<T>, Bounds::Upper>(da.get(), na, db.get(), nb, oa.get(), scratch.get(), nullptr);
+      ss::auto_sorted_search<ss::DefaultMergePathTuning<T>, ss::DefaultWindowedShape<T>, Bounds::Upper>(da.get(), na, db.get(), nb, oa.get(), scratch.get(), nullptr);
       lp::cpu::sorted_search<Bounds::Upper>(a.data(), na, b.data(), nb, ref.data());
     }
     auto got = oa.download();
@@ -296,11 +304,19 @@ int main() {
   check_all(spread, packed, rng, "clustered haystack");
   std::vector<double> spread_d(spread.begin(), spread.end()), packed_d(packed.begin(), packed.end());
   check_all(spread_d, packed_d, rng, "clustered haystack (double)");
-  // |B| / |A| across the sweep's ratios and one below, at and above every switch point (auto's
-  // windowed range 2/3..1.5, the binary-search switch ratio, and the old fixed window / tile
-  // point of about 1.78).
+  // |B| / |A| across the sweep's ratios and one below, at and above every switch point: auto's
+  // windowed threshold and binary-search switch for each key size, and each ratio at which the
+  // windowed launcher changes its needles per thread.
   const double sw = ss::kBinarySwitchRatio<int>;
-  for (double r : {1.0 / 64, 1.0 / 3, 0.6, 2.0 / 3, 0.7, 1.0, 1.5, 1.6, 1.7, 1.78, 1.9, 3.0, 12.0, sw - 1, sw, sw + 1, 48.0, 64.0}) {
+  std::vector<double> ratios = {1.0 / 64, 1.0 / 3, 1.0, 3.0, 12.0, 48.0, 64.0};
+  auto around = [&](double r) {
+    for (double f : {0.97, 1.0, 1.03}) ratios.push_back(r * f);
+  };
+  for (double r : {ss::kWindowedLow<int>, ss::kWindowedLow<std::int64_t>, sw, ss::kBinarySwitchRatio<std::int64_t>}) around(r);
+  using Shape = ss::DefaultWindowedShape<int>;
+  for (int vt : ss::kWindowedVts)
+    if (vt > 1) around(double(Shape::window) / (double(Shape::nt) * vt * ss::kSpanSlack));
+  for (double r : ratios) {
     const size_t na = quick ? 3001 : 20011, nb = size_t(r * double(na));
     check_all(sorted_random<int>(rng, na, 0, 1 << 24), sorted_random<int>(rng, nb, 0, 1 << 24), rng, "ratio " + std::to_string(r));
     check_all(sorted_random<std::int64_t>(rng, na, 0, std::int64_t(nb / 8 + 1)), sorted_random<std::int64_t>(rng, nb, 0, std::int64_t(nb / 8 + 1)), rng,

@@ -19,7 +19,8 @@ import sys
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
+import matplotlib.ticker as ticker  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lpresults  # noqa: E402
@@ -66,7 +67,8 @@ def switch_ratio(recs):
 
 
 def draw(docs, recs, styles, path, title):
-    cols = panels(recs)
+    # Only the columns that hold some of these variants (|A| = 2^24 runs the lower bounds only).
+    cols = [(name, sel) for name, sel in panels(recs) if any(r["variant"] in styles for r in sel)]
     if not cols:
         return
     fig, axes = plt.subplots(2, len(cols), figsize=(4.6 * len(cols), 8.4), squeeze=False, sharex=True)
@@ -88,13 +90,17 @@ def draw(docs, recs, styles, path, title):
         if sw and styles is LOWER:
             top.text(sw, 0.98, f" auto's switch: {sw:g}", transform=top.get_xaxis_transform(), va="top", fontsize=8)
         top.set_yscale("log")
+        # Labels at 1, 2 and 5 of every decade: a log axis over one decade otherwise shows one label.
+        top.yaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        top.yaxis.set_major_formatter(ticker.FuncFormatter(lambda y, _: f"{y:g}"))
+        top.yaxis.set_minor_formatter(ticker.NullFormatter())
         top.set_title(name, fontsize=10)
         bottom.axhline(1.0, color="gray", lw=0.8, ls="--")
         bottom.set_xlabel("|B| / |A|  (haystack per needle)")
         if c == 0:
             top.set_ylabel("time, ms (median)")
             bottom.set_ylabel("fraction of the copy ceiling\n(minimal bytes / copy GB/s, same run)")
-    axes[0][0].legend(fontsize=8, loc="lower left")
+    axes[0][0].legend(fontsize=8, loc="center left")
     fig.suptitle(f"{title} — {lpresults.gpu_label(docs[id(recs[0])])}")
     fig.tight_layout()
     lpresults.write_figure(fig, path, dpi=110)

@@ -308,7 +308,7 @@ void add_variants(Defs<T>& d) {
        [](Ctx<T>& c) { ss::windowed_sorted_search<WIN<T>, Bounds::Lower>(c.a, c.na, c.b, c.nb, c.out_a, c.scratch, c.stream, ss::kNeverSwitch); }},
       {"windowed_complete", VariantKind::Ours, "ours: the complete search on the windowed tiles (lower bound A->B, upper bound B->A, match flags and counts in one pass; each thread writes the B keys between its needles' bounds)", {Result::Complete}, {}, {},
        [](Ctx<T>& c) { ss::windowed_complete_search<WIN<T>>(c.a, c.na, c.b, c.nb, c.out_a, c.out_b, c.scratch, c.counts, c.stream); }},
-      {"auto_lower", VariantKind::Ours, "ours, by ratio and key size (auto_sorted_search.cuh): one binary search per needle beyond the measured switch ratio, the windowed search from |B| / |A| = 1/2 (int32; 1 for 8-byte keys) up to it, the merge path below", {Result::LowerA, auto_choice<T>}, {}, {},
+      {"auto_lower", VariantKind::Ours, "ours, by ratio and key size (auto_sorted_search.cuh): one binary search per needle beyond the measured switch ratio, the windowed search from |B| / |A| = 1/2 (int32; 1 for 8-byte keys) up to it and below 1/10 (int32), the merge path between", {Result::LowerA, auto_choice<T>}, {}, {},
        [](Ctx<T>& c) { ss::auto_sorted_search<MP<T>, WIN<T>, Bounds::Lower>(c.a, c.na, c.b, c.nb, c.out_a, c.scratch, c.stream); }},
       {"auto_upper", VariantKind::Ours, "ours: auto_lower's choice for the upper bound", {Result::UpperA, auto_choice<T>}, {}, {},
        [](Ctx<T>& c) { ss::auto_sorted_search<MP<T>, WIN<T>, Bounds::Upper>(c.a, c.na, c.b, c.nb, c.out_a, c.scratch, c.stream); }},

@@ -1,7 +1,8 @@
 // auto for the sorted search (issue 21): per |B| / |A| and key size, the variant the H100 ratio
 // sweeps measured fastest (results/h100/sortedsearch_ratios/): one binary search per needle beyond
-// the switch ratio, the windowed search (tiles sized to the ratio) from kWindowedLow up to it,
-// ModernGPU's merge path below (needle-heavy inputs, where its diagonal tiles do less per key).
+// the switch ratio, the windowed search (tiles sized to the ratio) from kWindowedLow up to it and
+// below kMergePathLow, ModernGPU's merge path between (needle-heavy inputs, where its diagonal
+// tiles do less per key).
 #pragma once
 #include <cstdint>
 
@@ -17,10 +18,12 @@ inline const char* choice_name(SearchChoice c) {
   return c == SearchChoice::BinarySearch ? "binary_search" : c == SearchChoice::Windowed ? "windowed" : "mergepath";
 }
 
-// Below this |B| / |A| the merge path's diagonal tiles win: a needle tile then holds little
+// Between these |B| / |A| the merge path's diagonal tiles win: a needle tile then holds little
 // haystack, and the windowed kernel's per-needle work (stage, search, walk, write) sets its pace.
-// H100, |A| + |B| = 2^27: int32 windowed 1.05-1.09x the merge path at 1/2, 0.92-0.99x from 1/8 to
-// 1/3; int64 1.10x at 1:1, 0.76-1.0x at 1/2..2/3.
+// H100, |A| + |B| = 2^27: int32 windowed 1.01-1.06x the merge path from 1/64 to 1/12, 0.92-0.99x
+// from 1/8 to 1/3, 1.09x at 1/2 (distinct keys); int64 1.10x at 1:1, 0.76-1.0x below.
+template <class T>
+constexpr double kMergePathLow = sizeof(T) <= 4 ? 1.0 / 10 : 0.0;
 template <class T>
 constexpr double kWindowedLow = sizeof(T) <= 4 ? 0.5 : 1.0;
 
@@ -28,7 +31,7 @@ template <class T>
 SearchChoice choose_search(std::int64_t a_count, std::int64_t b_count) {
   if (searches_per_needle(a_count, b_count, kBinarySwitchRatio<T>)) return SearchChoice::BinarySearch;
   const double r = a_count > 0 ? double(b_count) / double(a_count) : 0.0;
-  return r >= kWindowedLow<T> ? SearchChoice::Windowed : SearchChoice::MergePath;
+  return r >= kWindowedLow<T> || r < kMergePathLow<T> ? SearchChoice::Windowed : SearchChoice::MergePath;
 }
 
 template <class MPTuning, class WinShape>

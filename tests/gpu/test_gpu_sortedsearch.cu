@@ -123,7 +123,7 @@ static void check_windowed(const std::vector<T>& a, const std::vector<T>& b, Dev
     int vt;
   };
   std::vector<Run> runs = {{ss::kBinarySwitchRatio<T>, 0}, {0.25, 0}};
-  for (int vt : {0, 9, 5, 3, 2, 1}) runs.push_back({ss::kNeverSwitch, vt});
+  for (int vt : {0, 9, 5, 3, 2, 1, ss::kHalfTile}) runs.push_back({ss::kNeverSwitch, vt});
   for (const Run& r : runs) {
     const std::string at = " (switch " + std::to_string(r.ratio) + ", vt " + std::to_string(r.vt) + ")";
     oa.poison();
@@ -312,10 +312,10 @@ int main() {
   auto around = [&](double r) {
     for (double f : {0.97, 1.0, 1.03}) ratios.push_back(r * f);
   };
-  for (double r : {ss::kWindowedLow<int>, ss::kWindowedLow<std::int64_t>, sw, ss::kBinarySwitchRatio<std::int64_t>}) around(r);
+  for (double r : {ss::kMergePathLow<int>, ss::kWindowedLow<int>, ss::kWindowedLow<std::int64_t>, sw, ss::kBinarySwitchRatio<std::int64_t>}) around(r);
   using Shape = ss::DefaultWindowedShape<int>;
   for (int vt : ss::kWindowedVts)
-    if (vt > 1) around(double(Shape::window) / (double(Shape::nt) * vt * ss::kSpanSlack));
+    if (vt != ss::kHalfTile) around(double(Shape::window) / (double(ss::windowed_tile_needles<Shape>(vt)) * ss::kSpanSlack));
   for (double r : ratios) {
     const size_t na = quick ? 3001 : 20011, nb = size_t(r * double(na));
     check_all(sorted_random<int>(rng, na, 0, 1 << 24), sorted_random<int>(rng, nb, 0, 1 << 24), rng, "ratio " + std::to_string(r));

@@ -181,6 +181,20 @@ def write_figure(fig, path, **savefig_args):
     print(f"wrote {path}")
 
 
+def study_cli(study, usage):
+    """A plotting script's command line `RESULTS.json [RESULTS.json ...] OUT_DIR`: (docs, out) with
+    OUT_DIR created, or None when no input exists (each skipped with one line); the usage text
+    when the arguments are too few."""
+    if len(sys.argv) < 3:
+        sys.exit(usage)
+    srcs, out = sys.argv[1:-1], sys.argv[-1]
+    docs = load_study_inputs(srcs, out, study)
+    if not docs:
+        return None
+    os.makedirs(out, exist_ok=True)
+    return docs, out
+
+
 def load_study_inputs(srcs, out, study):
     """The results documents of `study` among the files `srcs` (a plotting script's inputs): a
     missing file is skipped with one line (skip), another study's file exits naming it."""

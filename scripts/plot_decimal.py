@@ -376,13 +376,10 @@ def targets(docs, recs, out):
 
 
 def main():
-    if len(sys.argv) < 3:
-        sys.exit(__doc__)
-    srcs, out = sys.argv[1:-1], sys.argv[-1]
-    docs = lpresults.load_study_inputs(srcs, out, "decimal")
-    if not docs:
+    cli = lpresults.study_cli("decimal", __doc__)
+    if cli is None:
         return
-    os.makedirs(out, exist_ok=True)
+    docs, out = cli
     recs = canonical([r for d in docs for r in lpresults.timed(d)])
     dists = sorted({dist_key(r["params"]) for r in recs}, key=lambda d: (d[0] != "uniform", d[0], d[1] or 0))
     several = Counter(d[0] for d in dists)

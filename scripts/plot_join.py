@@ -210,13 +210,10 @@ def targets(docs, recs, out):
 
 
 def main():
-    if len(sys.argv) < 3:
-        sys.exit(__doc__)
-    srcs, out = sys.argv[1:-1], sys.argv[-1]
-    docs = lpresults.load_study_inputs(srcs, out, "join")
-    if not docs:
+    cli = lpresults.study_cli("join", __doc__)
+    if cli is None:
         return
-    os.makedirs(out, exist_ok=True)
+    docs, out = cli
     recs = [r for d in docs for r in lpresults.timed(d)]
     size_figure(docs, recs, os.path.join(out, "join_size.png"))
     table(docs, recs, os.path.join(out, "join_table.md"))

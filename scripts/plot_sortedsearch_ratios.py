@@ -138,13 +138,10 @@ def targets(docs, recs, path):
 
 
 def main():
-    if len(sys.argv) < 3:
-        sys.exit(__doc__)
-    srcs, out = sys.argv[1:-1], sys.argv[-1]
-    docs = lpresults.load_study_inputs(srcs, out, "sortedsearch")
-    if not docs:
+    cli = lpresults.study_cli("sortedsearch", __doc__)
+    if cli is None:
         return
-    os.makedirs(out, exist_ok=True)
+    docs, out = cli
     recs, doc_of = [], {}
     for d in docs:
         for r in lpresults.timed(d):

@@ -45,7 +45,8 @@ template <class MPTuning, class WinShape, Bounds B, class T>
 void auto_sorted_search(const T* a, int a_count, const T* b, int b_count, std::uint32_t* out, void* scratch, cudaStream_t stream) {
   switch (choose_search<T>(a_count, b_count)) {
     case SearchChoice::BinarySearch: return binary_search<B>(a, a_count, b, b_count, out, stream);
-    case SearchChoice::Windowed: return windowed_sorted_search<WinShape, B>(a, a_count, b, b_count, out, scratch, stream);
+    // choose_search has decided the switch: the windowed launcher must not decide it again.
+    case SearchChoice::Windowed: return windowed_sorted_search<WinShape, B>(a, a_count, b, b_count, out, scratch, stream, kNeverSwitch);
     default: return mergepath_sorted_search<MPTuning, B, Output::Index, Output::None>(a, a_count, b, b_count, out, nullptr, scratch, nullptr, stream);
   }
 }

@@ -222,6 +222,10 @@ void add_gpu_variants(Defs& d) {
       return fits ? std::string() : std::string("a quarter of the bucket set exceeds a block's shared memory");
     };
   };
+  // A bucket layout of one type only: unsupported for the others, else as shared_fits.
+  auto shared_fits_for = [shared_fits](Buckets b, Type only, const char* why) {
+    return [fits = shared_fits(b), only, why](const Ctx& c) { return c.type == only ? fits(c) : std::string(why); };
+  };
   d.add(regime_variant("shared_privatized",
                        "ours: per-block bucket sets in shared memory (multireduce's shared_privatized on the rows), decimal128 in 16-byte buckets "
                        "whose low word carries into the high one",
@@ -229,17 +233,11 @@ void add_gpu_variants(Defs& d) {
   d.add(regime_variant("shared_words",
                        "ours, decimal128: the same with the article's 32-bit words, each summed in a 64-bit counter without carries (32-byte "
                        "buckets, plain atomics), the carries resolved once per group",
-                       Regime::Shared, Buckets::Words, [shared_fits](const Ctx& c) {
-                         if (c.type != Type::Decimal128) return std::string("32-bit words: decimal128 only");
-                         return shared_fits(Buckets::Words)(c);
-                       }));
+                       Regime::Shared, Buckets::Words, shared_fits_for(Buckets::Words, Type::Decimal128, "32-bit words: decimal128 only")));
   d.add(regime_variant("shared_narrow",
                        "ours, decimal64: shared_privatized with 8-byte buckets and a sticky overflow marker, each update a compare-and-swap "
                        "(an engine's decimal64 sum; the words' plain atomics are what the other decimal64 variants run)",
-                       Regime::Shared, Buckets::Narrow, [shared_fits](const Ctx& c) {
-                         if (c.type != Type::Decimal64) return std::string("8-byte sticky buckets: decimal64 only");
-                         return shared_fits(Buckets::Narrow)(c);
-                       }));
+                       Regime::Shared, Buckets::Narrow, shared_fits_for(Buckets::Narrow, Type::Decimal64, "8-byte sticky buckets: decimal64 only")));
   d.add(regime_variant("cluster_privatized", "ours (Hopper): one bucket set per thread-block cluster in distributed shared memory",
                        Regime::Cluster, Buckets::Default, [](const Ctx& c) {
                          const bool fits = for_op<bool>(c.type, Buckets::Default, [&](auto op) {

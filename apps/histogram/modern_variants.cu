@@ -12,7 +12,8 @@ using harness::VariantKind;
 
 void add_modern_variants(Defs& d) {
   d.add({"block_privatized", VariantKind::Ours,
-         "ours: block-private shared histograms, 32-bit counters, up to 32 copies (one per bank: 256 bins get 32), 16-byte loads; "
+         "ours: block-private shared histograms, 32-bit counters (16-bit, two per word, overflow carried exactly, where a 32-bit copy "
+         "does not fit a block), up to 32 copies (one per bank: 256 bins get 32), 16-byte loads; "
          "u8: words and vectors of equal bytes as one update; u32: equal samples bundled, warps on one bin combined", {},
          [](const auto& c) {
            return c.u8 ? h::block_privatized_unsupported<std::uint8_t>(c.bins, c.tune) : h::block_privatized_unsupported<std::uint32_t>(c.bins, c.tune);
@@ -30,16 +31,21 @@ void add_modern_variants(Defs& d) {
          {},
          [](Ctx& c) { h::cluster_privatized(c.s32, c.n, c.bins, c.out, c.tune, c.stream); }});
 
+  d.add({"multireduce_shared", VariantKind::Ours,
+         "ours: the multireduce study's shared_privatized kernel on the samples as labels with a count of one (up to 4 label "
+         "windows of a block's shared memory, re-read from L2); u32 samples", {},
+         [](const auto& c) { return h::multireduce_shared_unsupported(c.u8, c.n, c.bins, c.tune); },
+         [](const auto& c) { return c.u8 ? std::size_t(0) : h::multireduce_shared_scratch_bytes(c.n, c.bins, c.tune); },
+         [](Ctx& c) { h::multireduce_shared(c.s32, c.n, c.bins, c.out, c.scratch, c.tune, c.stream); }});
+
   d.add({"auto", VariantKind::Ours,
-         "ours: block_privatized for byte samples and for u32 histograms of which two copies fit a block, cluster_privatized above", {},
-         [](const auto& c) {
-           if (h::auto_uses_cluster(c.u8, c.bins)) return h::cluster_privatized_unsupported(c.u8, c.bins, c.tune);
-           return c.u8 ? h::block_privatized_unsupported<std::uint8_t>(c.bins, c.tune) : h::block_privatized_unsupported<std::uint32_t>(c.bins, c.tune);
-         },
-         {},
+         "ours: block_privatized while one copy of the bins fits a block (32-bit, then 16-bit counters), multireduce_shared up to 4 "
+         "label windows, cluster_privatized above", {},
+         [](const auto& c) { return h::histogram_auto_unsupported(c.u8, c.n, c.bins, c.tune); },
+         [](const auto& c) { return h::histogram_auto_scratch_bytes(c.u8, c.n, c.bins, c.tune); },
          [](Ctx& c) {
-           if (c.u8) h::histogram_auto(c.s8, c.n, c.bins, c.out, c.tune, c.stream);
-           else h::histogram_auto(c.s32, c.n, c.bins, c.out, c.tune, c.stream);
+           if (c.u8) h::histogram_auto(c.s8, c.n, c.bins, c.out, c.scratch, c.tune, c.stream);
+           else h::histogram_auto(c.s32, c.n, c.bins, c.out, c.scratch, c.tune, c.stream);
          }});
 
   d.add({"cub_histogram_even", VariantKind::Peer,

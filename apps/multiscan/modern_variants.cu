@@ -1,5 +1,8 @@
 // Beyond the thesis: the single-pass look-back multiscan for small and medium m, and `auto`, which
 // picks by m among it and the thesis's sort-based variants.
+#include "kernels/multireduce/label_look.cuh"
+#include "kernels/multiscan/register_scan.cuh"
+#include "kernels/multiscan/relabel.cuh"
 #include "kernels/multiscan/single_pass.cuh"
 #include "kernels/multiscan/sort_shared.cuh"
 #include "kernels/multiscan/sort_global.cuh"
@@ -16,14 +19,50 @@ namespace {
 // (m = 4096: 1.56-3.30 ms against single_pass's 2.9-3.1, whose m-vectors per tile grow with m;
 // 2^16: 2.3-7.4 against sort_global's 2.1-7.1, better on zipf by 1.7x); sort_global beyond, where
 // sort_shared's per-block bucket sets outgrow it (2^18: 4.3-11.3 against 2.7-7.8).
-enum class Regime { SinglePass, SortShared, SortGlobal };
+// register_scan (issue 15) only at m = 1: measured on the H100 (results/h100/issue15/, n = 2^26
+// int32) at 0.435-0.447 ms against single_pass's 0.470-0.473 there, but 0.62-0.63 against 0.46-0.55
+// at m = 4 and 1.8 against 0.54-0.67 at m = 16 (four times the tiles, each folding m-vectors).
+constexpr std::uint32_t kRegisterScanMaxM = 1;
+enum class Regime { RegisterScan, SinglePass, SortShared, SortGlobal };
 
 template <class Op>
 Regime regime(std::int64_t n, std::uint32_t m, const Tuning& t) {
   using T = typename Op::value_type;
+  if (m <= kRegisterScanMaxM && ms::register_scan_unsupported(n, m, sizeof(T)).empty()) return Regime::RegisterScan;
   if (m <= 1024 && ms::single_pass_unsupported(n, m, sizeof(T), t).empty()) return Regime::SinglePass;
   if (m <= (1u << 16) && ms::sort_shared_unsupported<Op>(n, m, t).empty()) return Regime::SortShared;
   return Regime::SortGlobal;
+}
+
+template <class Op>
+std::size_t regime_scratch(Regime r, std::int64_t n, std::uint32_t m, const Tuning& t) {
+  switch (r) {
+    case Regime::RegisterScan: return ms::register_scan_scratch_bytes<typename Op::value_type>(n, m);
+    case Regime::SinglePass: return ms::single_pass_scratch_bytes<typename Op::value_type>(n, m, t);
+    case Regime::SortShared: return ms::sort_shared_scratch_bytes<Op>(n, m, t);
+    default: return ms::sort_global_scratch_bytes<Op>(n, m);
+  }
+}
+
+template <class Op>
+void run_regime(Regime r, Ctx<Op>& c) {
+  switch (r) {
+    case Regime::RegisterScan: return ms::register_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.stream);
+    case Regime::SinglePass: return ms::single_pass<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, c.stream);
+    case Regime::SortShared: return ms::sort_shared<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, c.stream);
+    default: return ms::sort_global<Op>(c.labels, c.values, c.n, c.m, c.inclusive, false, c.out, c.scratch, c.scratch_bytes, c.stream);
+  }
+}
+
+// From m = 1024 up, where single_pass's m-vectors cost most and the sorts pay for every label bit,
+// `auto` first looks at the labels (label_look.cuh, a few microseconds): where most sampled warps
+// hold one label (runs: degenerate or sorted labels) it counts the labels present and relabels
+// them densely when at most 1024 occur (relabel.cuh).
+constexpr std::uint32_t kLookFromM = 1024;
+
+template <class Op>
+bool auto_may_relabel(std::int64_t n, std::uint32_t m) {
+  return m >= kLookFromM && ms::relabel_unsupported(n, m, sizeof(typename Op::value_type)).empty();
 }
 
 }  // namespace
@@ -32,27 +71,43 @@ template <class Op>
 void add_modern_variants(Defs<Op>& d) {
   using harness::VariantKind;
   using T = typename Op::value_type;
-  d.add({"auto", VariantKind::Ours, "ours: single_pass up to m = 1024, sort_shared up to 2^16, sort_global beyond (by m)",
+  d.add({"auto", VariantKind::Ours,
+         "ours: register_scan at m = 1, single_pass up to 1024, sort_shared up to 2^16, sort_global beyond (by m); from m = 1024, labels in runs "
+         "(a look at 256 warps of labels) with at most 1024 present take relabel",
          {Output::Results, false},
          [](const auto& c) {
            return regime<Op>(c.n, c.m, c.tune) == Regime::SortGlobal ? ms::sort_global_unsupported(c.n) : std::string();
          },
          [](const auto& c) {
-           switch (regime<Op>(c.n, c.m, c.tune)) {
-             case Regime::SinglePass: return ms::single_pass_scratch_bytes<T>(c.n, c.m, c.tune);
-             case Regime::SortShared: return ms::sort_shared_scratch_bytes<Op>(c.n, c.m, c.tune);
-             default: return ms::sort_global_scratch_bytes<Op>(c.n, c.m);
-           }
+           std::size_t bytes = regime_scratch<Op>(regime<Op>(c.n, c.m, c.tune), c.n, c.m, c.tune);
+           if (auto_may_relabel<Op>(c.n, c.m)) bytes = std::max(bytes, ms::relabel_scratch_bytes<T>(c.n, c.m));
+           return bytes;
          },
          [](Ctx<Op>& c) {
-           switch (regime<Op>(c.n, c.m, c.tune)) {
-             case Regime::SinglePass:
-               return ms::single_pass<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, c.stream);
-             case Regime::SortShared:
-               return ms::sort_shared<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, c.stream);
-             default:
-               return ms::sort_global<Op>(c.labels, c.values, c.n, c.m, c.inclusive, false, c.out, c.scratch, c.scratch_bytes, c.stream);
-           }
+           if (auto_may_relabel<Op>(c.n, c.m) && multireduce::look_at_labels(c.labels, c.n, c.stream).all_equal >= 0.5 &&
+               ms::relabel_single_pass<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.stream))
+             return;
+           run_regime<Op>(regime<Op>(c.n, c.m, c.tune), c);
+         }});
+  d.add({"register_scan", VariantKind::Ours,
+         "ours (m <= 16): each thread multiscans 16 (8-byte values: 8) consecutive inputs with its bucket sums in registers, "
+         "the block scans the m-vectors with shuffles, tiles of 256 threads exchange them through single_pass's look-back",
+         {Output::Results, false},
+         [](const auto& c) { return ms::register_scan_unsupported(c.n, c.m, sizeof(T)); },
+         [](const auto& c) { return ms::register_scan_scratch_bytes<T>(c.n, c.m); },
+         [](Ctx<Op>& c) { ms::register_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.stream); }});
+  d.add({"relabel", VariantKind::Ours,
+         "ours: the labels present are marked (one 4-byte read per input) and numbered densely by a scan of m flags; with at most "
+         "1024 present, register_scan (one present) or single_pass over them reading each label through the map, else sort_global on the labels as given",
+         {Output::Results, false},
+         [](const auto& c) {
+           const std::string why = ms::relabel_unsupported(c.n, c.m, sizeof(T));
+           return why.empty() ? ms::sort_global_unsupported(c.n) : why;
+         },
+         [](const auto& c) { return std::max(ms::relabel_scratch_bytes<T>(c.n, c.m), ms::sort_global_scratch_bytes<Op>(c.n, c.m)); },
+         [](Ctx<Op>& c) {
+           if (!ms::relabel_single_pass<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.stream))
+             ms::sort_global<Op>(c.labels, c.values, c.n, c.m, c.inclusive, false, c.out, c.scratch, c.scratch_bytes, c.stream);
          }});
   d.add({"single_pass", VariantKind::Ours,
          "ours: tiles of threads x n_items scan locally (per-warp bucket sets in shared memory, equal labels of a step in lane order) "

@@ -11,6 +11,7 @@
 
 #include "../multireduce/cluster_privatized.cuh"
 #include "common.cuh"
+#include "multireduce_shared.cuh"
 
 namespace lp::histogram {
 
@@ -18,14 +19,38 @@ namespace modern_detail {
 
 constexpr int kDefaultThreads = 1024;
 
+// Counter widths of a block copy: 32-bit words, or two 16-bit counters per word where a 32-bit
+// copy no longer fits a block (65536 bins: 128 KiB instead of 256). A 16-bit counter that overflows
+// is carried into the output histogram exactly (half_add), so the width bounds no count.
+enum class Width { Full, Half };
+inline std::size_t copy_bytes(std::uint32_t bins, Width w) {
+  return w == Width::Full ? std::size_t(bins) * 4 : std::size_t((bins + 1) / 2) * 4;
+}
+
 // Copies of the histogram per block: the most (a power of two, at most one per bank) that leave
 // room for two blocks per SM (as log2); -1 if not even one copy fits a block.
-inline int copies_log2(std::uint32_t bins) {
-  const std::size_t one = std::size_t(bins) * 4, budget = max_shared_per_block() / 2;
+inline int copies_log2(std::uint32_t bins, Width w = Width::Full) {
+  const std::size_t one = copy_bytes(bins, w), budget = max_shared_per_block() / 2;
   if (one > max_shared_per_block()) return -1;
   int r = 0;
   while (r < 5 && (one << (r + 1)) <= budget) ++r;
   return r;
+}
+
+// 16-bit counters, two per word (bin b in half b & 1 of word b / 2). The word's atomic returns the
+// old value, which tells exactly which adds carried: a low half that passes 0xffff has added one
+// to the high half, so the output gets 65536 for the low bin and -1 for the high one; a word that
+// passes 2^32 has lost 65536 of the high bin. The final flush then adds each half's field, and the
+// output ends exact whatever the order of the adds (every carry is seen by the one add that made it).
+__device__ __forceinline__ void half_add(std::uint32_t* word, std::uint32_t bin, std::uint32_t inc, std::uint32_t bins,
+                                         std::uint32_t* out) {
+  const std::uint32_t delta = (bin & 1u) ? inc << 16 : inc;
+  const std::uint32_t old = atomicAdd(word, delta);
+  if (old + delta < old && (bin | 1u) < bins) atomicAdd(out + (bin | 1u), 65536u);
+  if (!(bin & 1u) && (old & 0xffffu) + inc > 0xffffu) {
+    atomicAdd(out + bin, 65536u);
+    if (bin + 1 < bins) atomicAdd(out + bin + 1, 0xffffffffu);
+  }
 }
 
 // Applies a bundle (bundle4) with apply(index, inc). Where every active lane of the warp holds one
@@ -52,17 +77,22 @@ __device__ __forceinline__ void apply_bundle_warp(const Bundle& u, Apply apply) 
 // Copy c of bin b at b * R + c, and lane l uses copy l mod R: with R = 32 (256 bins) every lane has
 // its own bank, so no two lanes of a warp ever conflict or collide, whatever the data; with fewer
 // copies, lanes hitting one bin spread over R addresses.
-template <class T>
+// kHalf: 16-bit counters (half_add), copy c of word w at w * R + c.
+template <class T, bool kHalf>
 __global__ void __launch_bounds__(1024) block_privatized_kernel(const T* __restrict__ samples, std::int64_t n, std::uint32_t bins,
                                                                 int r_log2, std::uint32_t* __restrict__ out) {
   extern __shared__ __align__(16) std::uint32_t hist[];
   constexpr int kPer = 16 / sizeof(T);  // samples per 16-byte load
   const std::uint32_t R = 1u << r_log2, copy = threadIdx.x & (R - 1);
-  for (std::uint32_t i = threadIdx.x; i < (bins << r_log2); i += blockDim.x) hist[i] = 0;
+  const std::uint32_t words = kHalf ? (bins + 1) / 2 : bins;
+  for (std::uint32_t i = threadIdx.x; i < (words << r_log2); i += blockDim.x) hist[i] = 0;
   __syncthreads();
 
   std::uint32_t* mine = hist + copy;
-  auto add = [&](std::uint32_t bin, std::uint32_t inc) { atomicAdd(mine + (bin << r_log2), inc); };
+  auto add = [&](std::uint32_t bin, std::uint32_t inc) {
+    if constexpr (kHalf) half_add(mine + ((bin >> 1) << r_log2), bin, inc, bins, out);
+    else atomicAdd(mine + (bin << r_log2), inc);
+  };
   auto bin_vec = [&](const uint4& v) {
     if constexpr (sizeof(T) == 1) {
       // Bytes need ~13 per clock per SM to keep up with HBM, so the common case stays lean: one
@@ -115,7 +145,8 @@ __global__ void __launch_bounds__(1024) block_privatized_kernel(const T* __restr
   const std::uint32_t lane = threadIdx.x & 31;
   for (std::uint32_t b = threadIdx.x; b < bins; b += blockDim.x) {
     std::uint32_t sum = 0;
-    for (std::uint32_t k = 0; k < R; ++k) sum += hist[(b << r_log2) + ((k + lane) & (R - 1))];
+    const std::uint32_t w = kHalf ? b >> 1 : b, shift = kHalf ? 16 * (b & 1u) : 0, field = kHalf ? 0xffffu : 0xffffffffu;
+    for (std::uint32_t k = 0; k < R; ++k) sum += hist[(w << r_log2) + ((k + lane) & (R - 1))] >> shift & field;
     if (sum) atomicAdd(out + b, sum);
   }
 }
@@ -167,10 +198,16 @@ inline int cluster_grid(const multireduce::ClusterPlan& p, cudaLaunchConfig_t& c
 
 }  // namespace modern_detail
 
+// The counter width of block_privatized: 32-bit while a copy of them fits a block, else 16-bit.
+inline modern_detail::Width block_width(std::uint32_t bins) {
+  using modern_detail::Width;
+  return modern_detail::copies_log2(bins, Width::Full) >= 0 ? Width::Full : Width::Half;
+}
+
 template <class T>
 std::string block_privatized_unsupported(std::uint32_t bins, const Tuning& t) {
-  if (modern_detail::copies_log2(bins) < 0)
-    return "one copy of " + std::to_string(bins) + " 32-bit bins exceeds a block's " + std::to_string(max_shared_per_block()) + " B of shared memory";
+  if (modern_detail::copies_log2(bins, modern_detail::Width::Half) < 0)
+    return "one copy of " + std::to_string(bins) + " 16-bit bins exceeds a block's " + std::to_string(max_shared_per_block()) + " B of shared memory";
   if (t.threads > 1024 || t.threads % 32) return "threads = " + std::to_string(t.threads) + ": whole warps, at most 1024";
   return "";
 }
@@ -180,13 +217,17 @@ void block_privatized(const T* samples, std::int64_t n, std::uint32_t bins, std:
   using namespace modern_detail;
   LP_CUDA(cudaMemsetAsync(out, 0, std::size_t(bins) * 4, s));
   if (n <= 0) return;
-  const int r_log2 = copies_log2(bins), threads = t.threads > 0 ? t.threads : kDefaultThreads;
-  const std::size_t smem = (std::size_t(bins) << r_log2) * 4;
-  auto kernel = block_privatized_kernel<T>;
-  lp::allow_dynamic_shared(kernel, smem);
-  const int grid = grid_for(ceil_div(n, 16 / sizeof(T)), threads, resident_blocks(kernel, threads, smem, t, 0));
-  kernel<<<grid, threads, smem, s>>>(samples, n, bins, r_log2, out);
-  LP_CUDA_LAUNCH("block_privatized_kernel");
+  const Width w = block_width(bins);
+  const int r_log2 = copies_log2(bins, w), threads = t.threads > 0 ? t.threads : kDefaultThreads;
+  const std::size_t smem = copy_bytes(bins, w) << r_log2;
+  auto launch = [&](auto kernel) {
+    lp::allow_dynamic_shared(kernel, smem);
+    const int grid = grid_for(ceil_div(n, 16 / sizeof(T)), threads, resident_blocks(kernel, threads, smem, t, 0));
+    kernel<<<grid, threads, smem, s>>>(samples, n, bins, r_log2, out);
+    LP_CUDA_LAUNCH("block_privatized_kernel");
+  };
+  if (w == Width::Full) launch(block_privatized_kernel<T, false>);
+  else launch(block_privatized_kernel<T, true>);
 }
 
 inline std::string cluster_privatized_unsupported(bool u8, std::uint32_t bins, const Tuning& t) {
@@ -215,18 +256,39 @@ inline void cluster_privatized(const std::uint32_t* samples, std::int64_t n, std
   }
 }
 
-// `auto`: block_privatized while one copy of the bins fits a block, a cluster beyond. Measured on
-// the H100 (results/h100/histogram_probe_large_bins.json, u32): at 2^15 bins a block copy takes
-// 1.67 ps per sample on uniform and degenerate samples alike, a cluster 1.57 on uniform but 6.3 on
-// degenerate (all updates on one SM's remote bins), so the cut is where a block copy stops fitting.
-inline bool auto_uses_cluster(bool u8, std::uint32_t bins) {
-  return !u8 && modern_detail::copies_log2(bins) < 0;
+// `auto`: block_privatized while one copy of the bins fits a block (32-bit counters, then 16-bit),
+// then the multireduce's shared-memory kernel over label windows (multireduce_shared.cuh), then a
+// cluster. Measured on the H100 (results/h100/histogram_probe_large_bins.json, u32): at 2^15 bins a
+// block copy takes 1.67 ps per sample on uniform and degenerate samples alike, a cluster 1.57 on
+// uniform but 6.3 on degenerate (all updates on one SM's remote bins), so a block copy comes first.
+enum class AutoRoute { Block, Windows, Cluster };
+inline AutoRoute auto_route(bool u8, std::int64_t n, std::uint32_t bins, const Tuning& t) {
+  if (u8 || block_privatized_unsupported<std::uint32_t>(bins, t).empty()) return AutoRoute::Block;
+  if (multireduce_shared_unsupported(u8, n, bins, t).empty()) return AutoRoute::Windows;
+  return AutoRoute::Cluster;
+}
+
+inline std::string histogram_auto_unsupported(bool u8, std::int64_t n, std::uint32_t bins, const Tuning& t) {
+  switch (auto_route(u8, n, bins, t)) {
+    case AutoRoute::Block: return u8 ? block_privatized_unsupported<std::uint8_t>(bins, t) : block_privatized_unsupported<std::uint32_t>(bins, t);
+    case AutoRoute::Windows: return "";
+    default: return cluster_privatized_unsupported(u8, bins, t);
+  }
+}
+
+inline std::size_t histogram_auto_scratch_bytes(bool u8, std::int64_t n, std::uint32_t bins, const Tuning& t) {
+  return auto_route(u8, n, bins, t) == AutoRoute::Windows ? multireduce_shared_scratch_bytes(n, bins, t) : 0;
 }
 
 template <class T>
-void histogram_auto(const T* samples, std::int64_t n, std::uint32_t bins, std::uint32_t* out, const Tuning& t, cudaStream_t s) {
+void histogram_auto(const T* samples, std::int64_t n, std::uint32_t bins, std::uint32_t* out, void* scratch, const Tuning& t,
+                    cudaStream_t s) {
   if constexpr (sizeof(T) == 4) {
-    if (auto_uses_cluster(false, bins)) return cluster_privatized(samples, n, bins, out, t, s);
+    switch (auto_route(false, n, bins, t)) {
+      case AutoRoute::Windows: return multireduce_shared(samples, n, bins, out, scratch, t, s);
+      case AutoRoute::Cluster: return cluster_privatized(samples, n, bins, out, t, s);
+      default: break;
+    }
   }
   block_privatized(samples, n, bins, out, t, s);
 }

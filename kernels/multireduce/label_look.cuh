@@ -26,7 +26,7 @@ struct LabelLook {
 
 constexpr int kLookSamples = 256;
 
-__global__ void label_look_kernel(const std::uint32_t* __restrict__ labels, std::int64_t n, unsigned* counts) {
+static __global__ void label_look_kernel(const std::uint32_t* __restrict__ labels, std::int64_t n, unsigned* counts) {
   const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x & 31;
   if (warp >= kLookSamples) return;  // whole warps leave together
   const std::int64_t start = n > 32 ? std::int64_t(warp) * (n - 32) / kLookSamples : 0;

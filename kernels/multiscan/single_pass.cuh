@@ -10,6 +10,9 @@
 #pragma once
 #include <cuda/atomic>
 
+#include <stdexcept>
+#include <type_traits>
+
 #include "common.cuh"
 
 namespace lp::multiscan {
@@ -78,6 +81,37 @@ inline bool packed(std::uint32_t m, std::size_t value_bytes) { return value_byte
 
 // Scratch: the tile counter and status words, then the aggregate and the inclusive prefix vectors.
 inline std::size_t status_bytes(std::int64_t tiles) { return align256(std::size_t(tiles + 1) * sizeof(unsigned)); }
+
+// The look-back's scratch for `tiles` tiles of m-vectors (single_pass, register_scan): the tile
+// counter and status words, then the aggregate and the inclusive prefix vectors.
+template <class T>
+std::size_t look_back_bytes(std::int64_t tiles, std::uint32_t m) {
+  return status_bytes(tiles) + 2 * align256(std::size_t(tiles) * m * sizeof(T));
+}
+
+template <class T>
+struct LookBackState {
+  unsigned* status;
+  T *aggregates, *prefixes;
+  unsigned long long* words;  // non-null: the packed words, in place of both vectors (same bytes for 4-byte values)
+};
+
+// Carves the scratch and zeroes the counter, the flags and the packed words, as every run must
+// (part of the timed work).
+template <class T>
+LookBackState<T> look_back_state(void* scratch, std::int64_t tiles, std::uint32_t m, cudaStream_t stream) {
+  char* at = static_cast<char*>(scratch);
+  LookBackState<T> x;
+  x.status = reinterpret_cast<unsigned*>(at);
+  at += status_bytes(tiles);
+  x.aggregates = reinterpret_cast<T*>(at);
+  at += align256(std::size_t(tiles) * m * sizeof(T));
+  x.prefixes = reinterpret_cast<T*>(at);
+  x.words = packed(m, sizeof(T)) ? reinterpret_cast<unsigned long long*>(x.aggregates) : nullptr;
+  LP_CUDA(cudaMemsetAsync(x.status, 0, std::size_t(tiles + 1) * sizeof(unsigned), stream));
+  if (x.words) LP_CUDA(cudaMemsetAsync(x.words, 0, std::size_t(tiles) * m * sizeof(unsigned long long), stream));
+  return x;
+}
 
 template <class T>
 __device__ __forceinline__ T load_cg(const T* p) {
@@ -182,77 +216,30 @@ __device__ void packed_look_back(unsigned long long* words, std::int64_t tile, s
   }
 }
 
-// MINB = 1: up to 512 threads; MINB > 1: up to 256 threads and at least MINB resident blocks per
-// SM (the register cap that buys the occupancy which hides the look-back's latency).
-// `words` non-null: the packed look-back; else status flags and the aggregate / prefix vectors.
-template <class Op, int ITEMS, int MINB>
-__global__ void __launch_bounds__(MINB == 1 ? kMaxThreads : 256, MINB)
-    single_pass_kernel(const std::uint32_t* __restrict__ labels, const typename Op::value_type* __restrict__ values, std::int64_t n,
-                       std::uint32_t m, bool inclusive, typename Op::value_type* __restrict__ out, unsigned* status,
-                       typename Op::value_type* aggregates, typename Op::value_type* prefixes, unsigned long long* words) {
+// A tile's part of the decoupled look-back over m-vectors, called by every thread of the block once
+// the tile's aggregate vector `agg` (shared memory) is complete: publishes it, folds the
+// predecessors' vectors into `pre` (shared, m entries, preset to the identity) down to the nearest
+// inclusive prefix, and publishes its own inclusive prefix. `words` non-null: the packed words
+// (4-byte values, m <= kPackedMaxM); else status flags (status + 1) with the aggregate and prefix
+// vectors. Two words of `shared_word` are used. Ends with the block synchronised and `pre` final.
+template <class Op>
+__device__ void exchange_prefix(std::int64_t tile, std::uint32_t m, const typename Op::value_type* agg, typename Op::value_type* pre,
+                                unsigned* status, typename Op::value_type* aggregates, typename Op::value_type* prefixes,
+                                unsigned long long* words, unsigned* shared_word) {
   using T = typename Op::value_type;
-  extern __shared__ __align__(16) unsigned char single_pass_smem[];
-  const int warps = blockDim.x / 32, w = threadIdx.x / 32, lane = threadIdx.x & 31;
-  T* sets = reinterpret_cast<T*>(single_pass_smem);  // warps x m, then the tile's prefix and aggregate
-  T* pre = sets + std::size_t(warps) * m;
-  T* agg = pre + m;
-  unsigned* shared_word = reinterpret_cast<unsigned*>(agg + m);
-
-  // Tiles are numbered in the order blocks start (not blockIdx): a tile only ever waits for tiles
-  // whose blocks are already running, so the look-back cannot deadlock. (blockIdx, CUB's choice,
-  // measured 2-3% faster on the H100; the order in which blocks start is not guaranteed.)
-  if (threadIdx.x == 0) shared_word[0] = atomicAdd(status, 1u);
-  for (std::size_t i = threadIdx.x; i < std::size_t(warps + 1) * m; i += blockDim.x) sets[i] = Op::identity();
-  __syncthreads();
-  const std::int64_t tile = shared_word[0];
   unsigned* flags = status + 1;
-
-  // Local multiscan: warp w scans its ITEMS * 32 consecutive inputs in 32-input steps. (Doing all
-  // steps' group scans first and then only the bucket chain in order measured slower: more
-  // registers, less occupancy.)
-  const std::int64_t base = tile * std::int64_t(blockDim.x) * ITEMS + std::int64_t(w) * 32 * ITEMS + lane;
-  std::uint32_t l[ITEMS];
-  T res[ITEMS];
-#pragma unroll
-  for (int k = 0; k < ITEMS; ++k) {
-    const std::int64_t i = base + 32 * k;
-    l[k] = i < n ? __ldg(labels + i) : 0xffffffffu;
-    res[k] = i < n ? values[i] : Op::identity();
-  }
-  T* mine = sets + std::size_t(w) * m;
-#pragma unroll
-  for (int k = 0; k < ITEMS; ++k) {
-    T x = res[k];
-    bool last;
-    const T before = warp_group_scan<Op>(l[k], x, last);
-    const bool valid = l[k] != 0xffffffffu;
-    const T b = valid ? mine[l[k]] : Op::identity();
-    res[k] = Op::apply(b, inclusive ? x : before);
-    __syncwarp();  // every lane of the group has read the bucket before its last lane moves it on
-    if (valid && last) mine[l[k]] = Op::apply(b, x);
-    __syncwarp();
-  }
-  __syncthreads();
-
-  // The tile's aggregate per bucket, published; each warp's set becomes the fold of the warps before it.
+  const int w = threadIdx.x / 32, lane = threadIdx.x & 31;
   const unsigned own = tile == 0 ? kPrefix : kAggregate;
   for (std::uint32_t b = threadIdx.x; b < m; b += blockDim.x) {
-    T acc = Op::identity();
-    for (int k = 0; k < warps; ++k) {
-      const T s = sets[std::size_t(k) * m + b];
-      sets[std::size_t(k) * m + b] = acc;
-      acc = Op::apply(acc, s);
-    }
-    agg[b] = acc;
     if constexpr (sizeof(T) == 4)
       if (words) {
-        store_word(words + tile * m + b, pack(own, acc));
+        store_word(words + tile * m + b, pack(own, agg[b]));
         continue;
       }
-    store_cg(tile == 0 ? prefixes + b : aggregates + tile * m + b, acc);
+    store_cg(tile == 0 ? prefixes + b : aggregates + tile * m + b, agg[b]);
   }
   if (!words) __threadfence();  // this thread's vector stores are visible device-wide before the flag says so
-  __syncthreads();               // (and every warp set is folded before it is rewritten below)
+  __syncthreads();
   if (!words && threadIdx.x == 0) cuda::atomic_ref<unsigned, cuda::thread_scope_device>(flags[tile]).store(own, cuda::memory_order_release);
 
   if constexpr (sizeof(T) == 4)
@@ -299,6 +286,84 @@ __global__ void __launch_bounds__(MINB == 1 ? kMaxThreads : 256, MINB)
     __syncthreads();
     if (threadIdx.x == 0) cuda::atomic_ref<unsigned, cuda::thread_scope_device>(flags[tile]).store(kPrefix, cuda::memory_order_release);
   }
+  __syncthreads();
+}
+
+// How the kernel reads a label: straight from the array, or through a dense relabeling map
+// (relabel.cuh), which the look-back then sizes its vectors by.
+struct PlainLabels {
+  const std::uint32_t* labels;
+  __device__ __forceinline__ std::uint32_t operator()(std::int64_t i) const { return __ldg(labels + i); }
+};
+struct MappedLabels {
+  const std::uint32_t* labels;
+  const std::uint32_t* map;  // m entries: a label's dense number
+  __device__ __forceinline__ std::uint32_t operator()(std::int64_t i) const { return __ldg(map + __ldg(labels + i)); }
+};
+
+// MINB = 1: up to 512 threads; MINB > 1: up to 256 threads and at least MINB resident blocks per
+// SM (the register cap that buys the occupancy which hides the look-back's latency).
+// `words` non-null: the packed look-back; else status flags and the aggregate / prefix vectors.
+template <class Op, int ITEMS, int MINB, class Labels>
+__global__ void __launch_bounds__(MINB == 1 ? kMaxThreads : 256, MINB)
+    single_pass_kernel(const Labels labels, const typename Op::value_type* __restrict__ values, std::int64_t n,
+                       std::uint32_t m, bool inclusive, typename Op::value_type* __restrict__ out, unsigned* status,
+                       typename Op::value_type* aggregates, typename Op::value_type* prefixes, unsigned long long* words) {
+  using T = typename Op::value_type;
+  extern __shared__ __align__(16) unsigned char single_pass_smem[];
+  const int warps = blockDim.x / 32, w = threadIdx.x / 32, lane = threadIdx.x & 31;
+  T* sets = reinterpret_cast<T*>(single_pass_smem);  // warps x m, then the tile's prefix and aggregate
+  T* pre = sets + std::size_t(warps) * m;
+  T* agg = pre + m;
+  unsigned* shared_word = reinterpret_cast<unsigned*>(agg + m);
+
+  // Tiles are numbered in the order blocks start (not blockIdx): a tile only ever waits for tiles
+  // whose blocks are already running, so the look-back cannot deadlock. (blockIdx, CUB's choice,
+  // measured 2-3% faster on the H100; the order in which blocks start is not guaranteed.)
+  if (threadIdx.x == 0) shared_word[0] = atomicAdd(status, 1u);
+  for (std::size_t i = threadIdx.x; i < std::size_t(warps + 1) * m; i += blockDim.x) sets[i] = Op::identity();
+  __syncthreads();
+  const std::int64_t tile = shared_word[0];
+
+  // Local multiscan: warp w scans its ITEMS * 32 consecutive inputs in 32-input steps. (Doing all
+  // steps' group scans first and then only the bucket chain in order measured slower: more
+  // registers, less occupancy.)
+  const std::int64_t base = tile * std::int64_t(blockDim.x) * ITEMS + std::int64_t(w) * 32 * ITEMS + lane;
+  std::uint32_t l[ITEMS];
+  T res[ITEMS];
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    const std::int64_t i = base + 32 * k;
+    l[k] = i < n ? labels(i) : 0xffffffffu;
+    res[k] = i < n ? values[i] : Op::identity();
+  }
+  T* mine = sets + std::size_t(w) * m;
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    T x = res[k];
+    bool last;
+    const T before = warp_group_scan<Op>(l[k], x, last);
+    const bool valid = l[k] != 0xffffffffu;
+    const T b = valid ? mine[l[k]] : Op::identity();
+    res[k] = Op::apply(b, inclusive ? x : before);
+    __syncwarp();  // every lane of the group has read the bucket before its last lane moves it on
+    if (valid && last) mine[l[k]] = Op::apply(b, x);
+    __syncwarp();
+  }
+  __syncthreads();
+
+  // The tile's aggregate per bucket; each warp's set becomes the fold of the warps before it.
+  for (std::uint32_t b = threadIdx.x; b < m; b += blockDim.x) {
+    T acc = Op::identity();
+    for (int k = 0; k < warps; ++k) {
+      const T s = sets[std::size_t(k) * m + b];
+      sets[std::size_t(k) * m + b] = acc;
+      acc = Op::apply(acc, s);
+    }
+    agg[b] = acc;
+  }
+  __syncthreads();
+  exchange_prefix<Op>(tile, m, agg, pre, status, aggregates, prefixes, words, shared_word);
 
   // Every warp's set becomes the full prefix in front of its inputs: tile prefix, then the warps before.
   for (std::size_t i = threadIdx.x; i < std::size_t(warps) * m; i += blockDim.x) sets[i] = Op::apply(pre[i % m], sets[i]);
@@ -319,43 +384,48 @@ inline std::string single_pass_unsupported(std::int64_t n, std::uint32_t m, std:
 
 template <class T>
 std::size_t single_pass_scratch_bytes(std::int64_t n, std::uint32_t m, const Tuning& t) {
-  const auto p = single_pass_detail::plan(n, m, sizeof(T), t);
-  return single_pass_detail::status_bytes(p.tiles) + 2 * align256(std::size_t(p.tiles) * m * sizeof(T));
+  return single_pass_detail::look_back_bytes<T>(single_pass_detail::plan(n, m, sizeof(T), t).tiles, m);
 }
+
+namespace single_pass_detail {
+
+// The launch of a plan. Plain labels take every tuning; mapped labels (relabel.cuh) only the default
+// tiles, 512 x 32 at one block per SM, which keeps the kernel instances few.
+template <class Op, class Labels>
+void launch(const Plan& p, Labels labels, const typename Op::value_type* values, std::int64_t n, std::uint32_t m, bool inclusive,
+            typename Op::value_type* out, void* scratch, cudaStream_t stream) {
+  const auto x = look_back_state<typename Op::value_type>(scratch, p.tiles, m, stream);
+  auto run = [&](auto kernel) {
+    lp::allow_dynamic_shared(kernel, p.smem);
+    kernel<<<static_cast<unsigned>(p.tiles), p.threads, p.smem, stream>>>(labels, values, n, m, inclusive, out, x.status, x.aggregates,
+                                                                          x.prefixes, x.words);
+    LP_CUDA_LAUNCH("single_pass_kernel");
+  };
+  if constexpr (!std::is_same_v<Labels, PlainLabels>) {
+    if (p.items != 32 || p.min_blocks != 1) throw std::logic_error("single_pass: mapped labels take the default tiles only");
+    run(single_pass_kernel<Op, 32, 1, Labels>);
+  } else {
+    auto run_items = [&](auto minb) {
+      constexpr int B = decltype(minb)::value;
+      if (p.items == 16) run(single_pass_kernel<Op, 16, B, Labels>);
+      else run(single_pass_kernel<Op, 32, B, Labels>);
+    };
+    switch (p.min_blocks) {
+      case 1: p.items == 8 ? run(single_pass_kernel<Op, 8, 1, Labels>) : run_items(std::integral_constant<int, 1>()); break;
+      case 2: run_items(std::integral_constant<int, 2>()); break;
+      case 3: run_items(std::integral_constant<int, 3>()); break;
+      default: run_items(std::integral_constant<int, 4>()); break;
+    }
+  }
+}
+
+}  // namespace single_pass_detail
 
 template <class Op>
 void single_pass(const std::uint32_t* labels, const typename Op::value_type* values, std::int64_t n, std::uint32_t m, bool inclusive,
                  typename Op::value_type* out, void* scratch, const Tuning& t, cudaStream_t stream) {
-  using T = typename Op::value_type;
   using namespace single_pass_detail;
-  const Plan p = plan(n, m, sizeof(T), t);
-  char* at = static_cast<char*>(scratch);
-  auto* status = reinterpret_cast<unsigned*>(at);
-  at += status_bytes(p.tiles);
-  T* aggregates = reinterpret_cast<T*>(at);
-  at += align256(std::size_t(p.tiles) * m * sizeof(T));
-  T* prefixes = reinterpret_cast<T*>(at);
-  // The packed words take the place of both vectors (same bytes for 4-byte values).
-  unsigned long long* words = packed(m, sizeof(T)) ? reinterpret_cast<unsigned long long*>(aggregates) : nullptr;
-  // The counter, the flags and the packed words start at zero in every run (part of the timed work).
-  LP_CUDA(cudaMemsetAsync(status, 0, std::size_t(p.tiles + 1) * sizeof(unsigned), stream));
-  if (words) LP_CUDA(cudaMemsetAsync(words, 0, std::size_t(p.tiles) * m * sizeof(unsigned long long), stream));
-  auto launch = [&](auto kernel) {
-    lp::allow_dynamic_shared(kernel, p.smem);
-    kernel<<<static_cast<unsigned>(p.tiles), p.threads, p.smem, stream>>>(labels, values, n, m, inclusive, out, status, aggregates, prefixes, words);
-    LP_CUDA_LAUNCH("single_pass_kernel");
-  };
-  auto launch_items = [&](auto minb) {
-    constexpr int B = decltype(minb)::value;
-    if (p.items == 16) launch(single_pass_kernel<Op, 16, B>);
-    else launch(single_pass_kernel<Op, 32, B>);
-  };
-  switch (p.min_blocks) {
-    case 1: p.items == 8 ? launch(single_pass_kernel<Op, 8, 1>) : launch_items(std::integral_constant<int, 1>()); break;
-    case 2: launch_items(std::integral_constant<int, 2>()); break;
-    case 3: launch_items(std::integral_constant<int, 3>()); break;
-    default: launch_items(std::integral_constant<int, 4>()); break;
-  }
+  launch<Op>(plan(n, m, sizeof(typename Op::value_type), t), PlainLabels{labels}, values, n, m, inclusive, out, scratch, stream);
 }
 
 }  // namespace lp::multiscan

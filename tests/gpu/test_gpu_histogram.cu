@@ -86,6 +86,13 @@ int main() {
     cases.push_back({300007, 1000, "u32", "uniform", "", {}});
     cases.push_back({300007, 100000, "u32", "zipf", "", {}});
     cases.push_back({400009, (1 << 22) + 5, "u32", "uniform", "", {}});
+    // 16-bit counters: one bin takes every sample, over 65536 per block (a high half that wraps the
+    // word at 65536 bins, a low half without a neighbour at 65535); and the multireduce's windows.
+    cases.push_back({(1 << 24) + 3, 65536, "u32", "degenerate", "", {}});
+    cases.push_back({(1 << 24) + 3, 65535, "u32", "degenerate", "", {}});
+    cases.push_back({(1 << 24) + 3, 65536, "u32", "zipf", "", {}});
+    cases.push_back({300007, (1 << 17) + 3, "u32", "uniform", "", {}});
+    cases.push_back({(1 << 22) + 1, (1 << 17) + 3, "u32", "degenerate", "", {}});
     // Knobs: every BankTRISH factor, block sizes, resident blocks (the thesis's 3), cluster sizes.
     for (std::int64_t f = 1; f <= 8; ++f)
       for (const auto& in : inputs) cases.push_back({(1 << 20) + 1 + f, 256, "u8", in, "", {{"factor", I(f)}}});

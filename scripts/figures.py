@@ -71,6 +71,7 @@ REFERENCE = {
     "fig4_24": "thesis Fig 4.24", "fig4_25": "thesis Fig 4.25", "table4_1": "thesis Table 4.1", "table4_2": "thesis Table 4.2",
     "fig4_4": "thesis Fig 4.4", "fig4_23": "thesis Fig 4.23", "figA_1_A_2": "thesis Figs A.1 and A.2",
     "bins": "beyond the thesis: histograms of up to 2^20 bins", "targets": "beyond the thesis: the issue's targets",
+    "auto": "beyond the thesis: auto against the best variant at every point of the default sweeps (issue 15)",
     "fig5_4": "thesis Fig 5.4", "fig5_5": "thesis Fig 5.5", "fig5_7": "thesis Fig 5.7", "fig5_8": "thesis Fig 5.8",
     "fig5_9": "thesis Fig 5.9", "figB_1_B_2": "thesis Figs B.1 and B.2",
     "summary": "beyond the thesis: every variant family against the peers and the copy ceiling",

@@ -209,3 +209,51 @@ def load_study_inputs(srcs, out, study):
         docs.append(doc)
     return docs
 
+
+
+def median_ms(r):
+    t = r["time_ms"]
+    return t["median"] if isinstance(t, dict) else t
+
+
+def auto_table(results, files, study, out_path, leave_out=(), limit=1.05):
+    """auto.md: at every point where `auto` ran, its median time against the fastest other GPU
+    variant measured at the same point in the same run (ours or a peer: a user would call either),
+    in each of the runs `files` (paths below the folder `results`: the study's default sweeps and
+    probes; a missing one is passed over); points beyond `limit` x the best
+    are marked. Points are compared only within a run, never across runs (other commits, other
+    clocks). Skipped (one line) where no run has auto."""
+    rows, runs = [], []
+    for path in (os.path.join(results, f) for f in files):
+        if not os.path.exists(path):
+            continue
+        doc = load(path)
+        if doc.get("meta", {}).get("study") != study:
+            sys.exit(f"{path}: not a {study} study result")
+        recs = [r for r in timed(doc) if r.get("kind") != "cpu" and r["variant"] not in leave_out]
+        points = {}
+        for r in recs:
+            points.setdefault(tuple(sorted((k, str(v)) for k, v in r["params"].items())), []).append(r)
+        autos = [rs for rs in points.values() if any(r["variant"] == "auto" for r in rs) and len(rs) > 1]
+        if not autos:
+            continue
+        keys = sorted({k for rs in autos for r in rs for k in r["params"]})
+        varying = [k for k in keys if len({str(rs[0]["params"].get(k)) for rs in autos}) > 1]
+        name = os.path.relpath(path, results)
+        runs.append(f"`{name}` ({doc['meta'].get('git_commit', '?')[:7]}, {doc['meta'].get('date', '?')[:10]})")
+        def order(rs):  # numbers before names, each in order
+            return [(0, v, "") if isinstance(v, float) else (1, 0.0, str(v)) for v in (_num(rs[0]["params"].get(k)) for k in varying)]
+        for rs in sorted(autos, key=order):
+            auto = next(r for r in rs if r["variant"] == "auto")
+            best = min((r for r in rs if r["variant"] != "auto"), key=median_ms)
+            ratio = median_ms(auto) / median_ms(best)
+            point = ", ".join(f"{k} = {pow2(v) if isinstance(v, int) else v}" for k in varying for v in [auto["params"].get(k)])
+            rows.append([name, point or "-", f"{median_ms(auto):.4f}", best["variant"], f"{median_ms(best):.4f}",
+                         f"{ratio:.3f}" + ("" if ratio <= limit else f" (over {limit:.2f})")])
+    if not rows:
+        return skip(out_path, f"no {study} run with auto")
+    over = sum(1 for r in rows if "over" in r[-1])
+    write_text(out_path, f"# {study}: auto against the best variant at every point\n\n"
+                         f"Each run's points where auto ran, its median against the fastest other GPU variant of the same run "
+                         f"(ours or a peer{'; not ' + ', '.join(leave_out) + ', whose time is a bound' if leave_out else ''}). {len(rows)} points, {over} over {limit:.2f}x. Runs: {'; '.join(runs)}.\n\n"
+                         + md_table(["run", "point", "auto ms", "best other", "its ms", "auto / best"], rows))

@@ -145,6 +145,9 @@ def main():
            "Figs B.1, B.2: the sequential multiscan per thread inside Alg 5.2, bucket sets in global / shared memory",
            ["seq_global", "seq_shared", "cpu_sequential"], **BASE, mode="exclusive")
     summary()
+    # Issue 15: auto within 5% of the best variant at every point of the default sweeps.
+    lpresults.auto_table(RESULTS, ["multiscan.json", "multiscan_targets.json", "issue15/multiscan_probe.json"], "multiscan",
+                         os.path.join(out, "auto.md"), leave_out=("thrust_scan_by_key_sorted",))
 
 
 if __name__ == "__main__":

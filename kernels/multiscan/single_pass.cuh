@@ -216,52 +216,6 @@ __device__ void packed_look_back(unsigned long long* words, std::int64_t tile, s
   }
 }
 
-// Lanes that fold one bucket's window of vectors: the largest power of two up to 32 with which
-// every bucket of the pass has its group (all m at once where m <= blockDim / 32).
-__device__ __forceinline__ int window_group(std::uint32_t m) {
-  int g = 32;
-  while (g > 1 && std::uint32_t(g) * m > blockDim.x) g /= 2;
-  return g;
-}
-
-// Prepends to pre[b] (every bucket b < m) the vectors of the window's `count` tiles before `end`,
-// nearest first; the oldest is an inclusive prefix where `found`. A group of g lanes folds a bucket:
-// lane r loads its 32 / g tiles at once and folds them, and the group combines its lanes with
-// shuffles (lane r + 1's tiles are older), so a window costs one L2 round trip, not one a tile.
-// (One thread a bucket walking the window in order measured 1.8 ms at m = 16 with 4096-input tiles,
-// against 0.44 ms at m = 1 with the packed words.)
-template <class Op>
-__device__ void fold_vectors(std::int64_t end, int count, bool found, std::uint32_t m, const typename Op::value_type* aggregates,
-                             const typename Op::value_type* prefixes, typename Op::value_type* pre) {
-  using T = typename Op::value_type;
-  const int g = window_group(m), per = 32 / g;
-  const int r = threadIdx.x % g, groups = blockDim.x / g;
-  const std::uint32_t first = std::uint32_t(threadIdx.x / g);  // this lane's group: its first bucket
-  // Whole warps run the same number of passes (the shuffles need every lane): passes are counted
-  // from the warp's first group.
-  const std::uint32_t warp_first = std::uint32_t((threadIdx.x & ~31u) / g);
-  for (std::uint32_t pass = 0; warp_first + pass < m; pass += std::uint32_t(groups)) {
-    const std::uint32_t b = first + pass;
-    const bool valid = b < m;
-    T v[32];
-#pragma unroll
-    for (int i = 0; i < 32; ++i) {
-      const int k = r * per + i;  // distance from the window's end: 0 is the nearest tile
-      v[i] = Op::identity();
-      if (i < per && k < count && valid) v[i] = load_cg((found && k == count - 1 ? prefixes : aggregates) + (end - 1 - k) * m + b);
-    }
-    T x = Op::identity();
-#pragma unroll
-    for (int i = 31; i >= 0; --i)  // oldest first
-      if (i < per) x = Op::apply(x, v[i]);
-    for (int d = 1; d < g; d *= 2) {  // lane r + d holds older tiles: it goes on the left
-      const T older = multireduce::shfl(x, int(threadIdx.x & 31) + d);
-      if (r + d < g) x = Op::apply(older, x);
-    }
-    if (valid && r == 0) pre[b] = Op::apply(x, pre[b]);
-  }
-}
-
 // A tile's part of the decoupled look-back over m-vectors, called by every thread of the block once
 // the tile's aggregate vector `agg` (shared memory) is complete: publishes it, folds the
 // predecessors' vectors into `pre` (shared, m entries, preset to the identity) down to the nearest
@@ -305,8 +259,12 @@ __device__ void exchange_prefix(std::int64_t tile, std::uint32_t m, const typena
         unsigned s = kPrefix;  // past tile 0: never read (tile 0 is a prefix and nearer)
         if (j >= 0) {
           cuda::atomic_ref<unsigned, cuda::thread_scope_device> f(flags[j]);
-          while ((s = f.load(cuda::memory_order_acquire)) == kInvalid) __nanosleep(32);
+          while ((s = f.load(cuda::memory_order_relaxed)) == kInvalid) __nanosleep(32);
         }
+        // One acquire for the window once its flags are in, not one for every poll: an acquire at
+        // device scope invalidates the SM's L1, which the other blocks there need (register_scan's
+        // 16-byte loads of 64-byte runs meet in L1). Relaxed polls, then the fence, order the same.
+        cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
         const unsigned found = __ballot_sync(0xffffffffu, s == kPrefix);
         if (lane == 0) shared_word[1] = found ? unsigned(__ffs(found)) | 0x80000000u : 32u;
       }
@@ -314,7 +272,15 @@ __device__ void exchange_prefix(std::int64_t tile, std::uint32_t m, const typena
       const unsigned word = shared_word[1];
       const int count = int(word & 0xffu);
       const bool found = word & 0x80000000u;
-      fold_vectors<Op>(end, count, found, m, aggregates, prefixes, pre);
+      for (std::uint32_t b = threadIdx.x; b < m; b += blockDim.x) {
+        T acc = pre[b];
+#pragma unroll 4
+        for (int k = 0; k < count; ++k) {
+          const std::int64_t j = end - 1 - k;
+          acc = Op::apply(load_cg((found && k == count - 1 ? prefixes : aggregates) + j * m + b), acc);
+        }
+        pre[b] = acc;
+      }
       __syncthreads();  // shared_word[1] is rewritten by the next step
       if (found) break;
       end -= count;

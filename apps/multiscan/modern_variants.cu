@@ -65,6 +65,18 @@ bool auto_may_relabel(std::int64_t n, std::uint32_t m) {
   return m >= kLookFromM && ms::relabel_unsupported(n, m, sizeof(typename Op::value_type)).empty();
 }
 
+// Past 2^16, where auto takes sort_global, labels that repeat (zipf's hot labels: the look's
+// duplicates) still favour sort_shared's per-block bucket sets up to 2^18: measured on the H100
+// (results/h100/multiscan_targets.json, n = 2^26 int32) zipf m = 2^18 6.32 ms against sort_global's
+// 7.13, while uniform labels there take 11.3 against 7.73 and zipf at 2^20 14.5 against 7.2.
+constexpr std::uint32_t kRepeatsSortSharedMaxM = 1u << 18;
+
+template <class Op>
+bool auto_may_sort_shared_on_repeats(std::int64_t n, std::uint32_t m, const Tuning& t) {
+  return m >= kLookFromM && m <= kRepeatsSortSharedMaxM && regime<Op>(n, m, t) == Regime::SortGlobal &&
+         ms::sort_shared_unsupported<Op>(n, m, t).empty();
+}
+
 }  // namespace
 
 template <class Op>
@@ -73,7 +85,7 @@ void add_modern_variants(Defs<Op>& d) {
   using T = typename Op::value_type;
   d.add({"auto", VariantKind::Ours,
          "ours: register_scan at m = 1, single_pass up to 1024, sort_shared up to 2^16, sort_global beyond (by m); from m = 1024, labels in runs "
-         "(a look at 256 warps of labels) with at most 1024 present take relabel",
+         "(a look at 256 warps of labels) with at most 1024 present take relabel, and up to 2^18 labels that repeat (zipf) take sort_shared",
          {Output::Results, false},
          [](const auto& c) {
            return regime<Op>(c.n, c.m, c.tune) == Regime::SortGlobal ? ms::sort_global_unsupported(c.n) : std::string();
@@ -81,13 +93,20 @@ void add_modern_variants(Defs<Op>& d) {
          [](const auto& c) {
            std::size_t bytes = regime_scratch<Op>(regime<Op>(c.n, c.m, c.tune), c.n, c.m, c.tune);
            if (auto_may_relabel<Op>(c.n, c.m)) bytes = std::max(bytes, ms::relabel_scratch_bytes<T>(c.n, c.m));
+           if (auto_may_sort_shared_on_repeats<Op>(c.n, c.m, c.tune)) bytes = std::max(bytes, ms::sort_shared_scratch_bytes<Op>(c.n, c.m, c.tune));
            return bytes;
          },
          [](Ctx<Op>& c) {
-           if (auto_may_relabel<Op>(c.n, c.m) && multireduce::look_at_labels(c.labels, c.n, c.stream).all_equal >= 0.5 &&
-               ms::relabel_single_pass<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.stream))
-             return;
-           run_regime<Op>(regime<Op>(c.n, c.m, c.tune), c);
+           Regime r = regime<Op>(c.n, c.m, c.tune);
+           const bool relabel = auto_may_relabel<Op>(c.n, c.m), repeats = auto_may_sort_shared_on_repeats<Op>(c.n, c.m, c.tune);
+           if (relabel || repeats) {
+             const multireduce::LabelLook look = multireduce::look_at_labels(c.labels, c.n, c.stream);
+             if (relabel && look.all_equal >= 0.5 &&
+                 ms::relabel_single_pass<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.stream))
+               return;
+             if (repeats && look.repeats(c.m)) r = Regime::SortShared;
+           }
+           run_regime<Op>(r, c);
          }});
   d.add({"register_scan", VariantKind::Ours,
          "ours (m <= 16): each thread multiscans 16 (8-byte values: 8) consecutive inputs with its bucket sums in registers, "

@@ -43,7 +43,9 @@ inline std::vector<LabelCase> label_cases(bool quick) {
           // per 512 x 32 tile; a few labels of a large label space (dense relabeling with k <= 1024
           // and, through auto's look at runs, with k = 1024 exactly).
           {300007, (1 << 20) + 3, "uniform"}, {(1 << 21) + 1, (1 << 20) + 3, "degenerate"}, {(1 << 22) + 5, 100, "sorted"},
-          {1 << 20, 64, "sorted"},            {1000, (1 << 20) + 3, "sorted"}, {1 << 20, 1024, "sorted"}};
+          {1 << 20, 64, "sorted"},            {1000, (1 << 20) + 3, "sorted"}, {1 << 20, 1024, "sorted"},
+          // zipf labels between 2^16 and 2^18, where multiscan's auto takes sort_shared on repeats.
+          {(1 << 20) + 3, (1 << 17) + 9, "zipf"}};
 }
 inline const std::vector<LabelCase> kKnobCases = {{12345, 256, "uniform"}, {4099, 100, "degenerate"}, {300007, 4099, "uniform"}, {70001, 257, "zipf"}};
 

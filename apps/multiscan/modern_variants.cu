@@ -110,14 +110,11 @@ void add_modern_variants(Defs<Op>& d) {
          }});
   d.add({"register_scan", VariantKind::Ours,
          "ours (m <= 16): each thread multiscans 16 (8-byte values: 8) consecutive inputs with its bucket sums in registers, "
-         "the block scans the m-vectors with shuffles, tiles of 256 threads exchange them through single_pass's look-back; blocks_per_sm = 4 caps "
-         "the registers for 4 resident blocks at m <= 2",
+         "the block scans the m-vectors with shuffles, tiles of 256 threads exchange them through single_pass's look-back",
          {Output::Results, false},
-         [](const auto& c) { return ms::register_scan_unsupported(c.n, c.m, sizeof(T), c.tune.blocks_per_sm); },
+         [](const auto& c) { return ms::register_scan_unsupported(c.n, c.m, sizeof(T)); },
          [](const auto& c) { return ms::register_scan_scratch_bytes<T>(c.n, c.m); },
-         [](Ctx<Op>& c) {
-           ms::register_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.stream, nullptr, c.tune.blocks_per_sm);
-         }});
+         [](Ctx<Op>& c) { ms::register_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.stream); }});
   d.add({"relabel", VariantKind::Ours,
          "ours: the labels present are marked (one 4-byte read per input) and numbered densely by a scan of m flags; with at most "
          "1024 present, register_scan (one present) or single_pass over them reading each label through the map, else sort_global on the labels as given",

@@ -66,17 +66,9 @@ __device__ __forceinline__ void store_run(T* __restrict__ p, std::int64_t start,
   }
 }
 
-// Resident blocks per SM the registers may be capped for (tuning `blocks_per_sm`): 1 (no cap) or,
-// at m <= 2, kCappedBlocks. At m = 1 the kernel takes 80 registers (3 blocks of 256) and its warps
-// wait 41% of their cycles at the barrier around the look-back (ncu, results/h100/issue15/session2);
-// more resident blocks keep the SM loading while one looks back, at the price of spills (64
-// registers leave 128 bytes a thread to local memory).
-constexpr int kCappedBlocks = 4;
-constexpr std::uint32_t kCappedMaxM = 2;
-
 // M: the bucket count built for (m <= M; labels are below m, so buckets m..M-1 stay empty).
-template <class Op, int M, int MINB>
-__global__ void __launch_bounds__(kThreads, MINB) register_scan_kernel(const std::uint32_t* __restrict__ labels,
+template <class Op, int M>
+__global__ void __launch_bounds__(kThreads) register_scan_kernel(const std::uint32_t* __restrict__ labels,
                                                                   const typename Op::value_type* __restrict__ values, std::int64_t n,
                                                                   std::uint32_t m, bool inclusive, typename Op::value_type* __restrict__ out,
                                                                   unsigned* status, typename Op::value_type* aggregates,
@@ -162,11 +154,8 @@ __global__ void __launch_bounds__(kThreads, MINB) register_scan_kernel(const std
 
 }  // namespace register_scan_detail
 
-inline std::string register_scan_unsupported(std::int64_t n, std::uint32_t m, std::size_t value_bytes, int blocks_per_sm = 0) {
+inline std::string register_scan_unsupported(std::int64_t n, std::uint32_t m, std::size_t value_bytes) {
   using namespace register_scan_detail;
-  if (blocks_per_sm > 1 && (blocks_per_sm != kCappedBlocks || m > kCappedMaxM))
-    return "blocks_per_sm = " + std::to_string(blocks_per_sm) + ": register_scan takes 0 or 1, and " + std::to_string(kCappedBlocks) +
-           " at m <= " + std::to_string(kCappedMaxM);
   if (m > kMaxM) return "m = " + std::to_string(m) + ": register_scan keeps at most " + std::to_string(kMaxM) + " bucket sums in registers";
   if (n > (std::int64_t(1) << 31) * kThreads * 8) return "n too large for 32-bit tile numbers";
   if (2 * std::size_t(tiles_for(n, value_bytes)) * m * value_bytes > single_pass_detail::kMaxVectorBytes) return "the tiles' vectors exceed 4 GiB";
@@ -179,11 +168,9 @@ std::size_t register_scan_scratch_bytes(std::int64_t n, std::uint32_t m) {
 }
 
 // `map` non-null: each label is read through it (m is then the number of dense labels).
-// blocks_per_sm: the register cap (register_scan_unsupported says which are built).
 template <class Op>
 void register_scan(const std::uint32_t* labels, const typename Op::value_type* values, std::int64_t n, std::uint32_t m, bool inclusive,
-                   typename Op::value_type* out, void* scratch, cudaStream_t stream, const std::uint32_t* map = nullptr,
-                   int blocks_per_sm = 0) {
+                   typename Op::value_type* out, void* scratch, cudaStream_t stream, const std::uint32_t* map = nullptr) {
   using T = typename Op::value_type;
   using namespace register_scan_detail;
   if (n <= 0) return;
@@ -194,13 +181,12 @@ void register_scan(const std::uint32_t* labels, const typename Op::value_type* v
                                                                    x.words, map);
     LP_CUDA_LAUNCH("register_scan_kernel");
   };
-  const bool capped = blocks_per_sm == kCappedBlocks;
   switch (width_for(m)) {
-    case 1: return capped ? run(register_scan_kernel<Op, 1, kCappedBlocks>) : run(register_scan_kernel<Op, 1, 1>);
-    case 2: return capped ? run(register_scan_kernel<Op, 2, kCappedBlocks>) : run(register_scan_kernel<Op, 2, 1>);
-    case 4: return run(register_scan_kernel<Op, 4, 1>);
-    case 8: return run(register_scan_kernel<Op, 8, 1>);
-    default: return run(register_scan_kernel<Op, 16, 1>);
+    case 1: return run(register_scan_kernel<Op, 1>);
+    case 2: return run(register_scan_kernel<Op, 2>);
+    case 4: return run(register_scan_kernel<Op, 4>);
+    case 8: return run(register_scan_kernel<Op, 8>);
+    default: return run(register_scan_kernel<Op, 16>);
   }
 }
 

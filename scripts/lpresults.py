@@ -211,18 +211,23 @@ def load_study_inputs(srcs, out, study):
 
 
 
-def median_ms(r):
-    t = r["time_ms"]
-    return t["median"] if isinstance(t, dict) else t
+def _point_order(varying):
+    """A sort key for points by the params that vary across a run: numbers before names, each in order."""
+    def key(rs):
+        vals = (_num(rs[0]["params"].get(k)) for k in varying)
+        return [(0, v, "") if isinstance(v, float) else (1, 0.0, str(v)) for v in vals]
+    return key
 
 
 def auto_table(results, files, study, out_path, leave_out=(), limit=1.05):
     """auto.md: at every point where `auto` ran, its median time against the fastest other GPU
     variant measured at the same point in the same run (ours or a peer: a user would call either),
     in each of the runs `files` (paths below the folder `results`: the study's default sweeps and
-    probes; a missing one is passed over); points beyond `limit` x the best
-    are marked. Points are compared only within a run, never across runs (other commits, other
-    clocks). Skipped (one line) where no run has auto."""
+    probes; a missing one is passed over). Points beyond `limit` x the best are marked. Points are
+    compared only within a run, never across runs (other commits, other clocks). leave_out:
+    variants whose time is a bound, not the same work (a pre-sorted input's scan). Skipped (one
+    line) where no run has auto."""
+    median = lambda r: r["time_ms"]["median"]  # noqa: E731
     rows, runs = [], []
     for path in (os.path.join(results, f) for f in files):
         if not os.path.exists(path):
@@ -241,14 +246,12 @@ def auto_table(results, files, study, out_path, leave_out=(), limit=1.05):
         varying = [k for k in keys if len({str(rs[0]["params"].get(k)) for rs in autos}) > 1]
         name = os.path.relpath(path, results)
         runs.append(f"`{name}` ({doc['meta'].get('git_commit', '?')[:7]}, {doc['meta'].get('date', '?')[:10]})")
-        def order(rs):  # numbers before names, each in order
-            return [(0, v, "") if isinstance(v, float) else (1, 0.0, str(v)) for v in (_num(rs[0]["params"].get(k)) for k in varying)]
-        for rs in sorted(autos, key=order):
+        for rs in sorted(autos, key=_point_order(varying)):
             auto = next(r for r in rs if r["variant"] == "auto")
-            best = min((r for r in rs if r["variant"] != "auto"), key=median_ms)
-            ratio = median_ms(auto) / median_ms(best)
+            best = min((r for r in rs if r["variant"] != "auto"), key=median)
+            ratio = median(auto) / median(best)
             point = ", ".join(f"{k} = {pow2(v) if isinstance(v, int) else v}" for k in varying for v in [auto["params"].get(k)])
-            rows.append([name, point or "-", f"{median_ms(auto):.4f}", best["variant"], f"{median_ms(best):.4f}",
+            rows.append([name, point or "-", f"{median(auto):.4f}", best["variant"], f"{median(best):.4f}",
                          f"{ratio:.3f}" + ("" if ratio <= limit else f" (over {limit:.2f})")])
     if not rows:
         return skip(out_path, f"no {study} run with auto")

@@ -261,9 +261,10 @@ __device__ void exchange_prefix(std::int64_t tile, std::uint32_t m, const typena
           cuda::atomic_ref<unsigned, cuda::thread_scope_device> f(flags[j]);
           while ((s = f.load(cuda::memory_order_relaxed)) == kInvalid) __nanosleep(32);
         }
-        // One acquire for the window once its flags are in, not one for every poll: an acquire at
-        // device scope invalidates the SM's L1, which the other blocks there need (register_scan's
-        // 16-byte loads of 64-byte runs meet in L1). Relaxed polls, then the fence, order the same.
+        // One acquire for the window once its flags are in, not one for every poll (an acquire at
+        // device scope invalidates the SM's L1 under the other blocks there). Relaxed polls, then
+        // the fence, order the same; measured no slower, and not register_scan's limiter at m = 16
+        // (results/h100/issue15/README.md).
         cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
         const unsigned found = __ballot_sync(0xffffffffu, s == kPrefix);
         if (lane == 0) shared_word[1] = found ? unsigned(__ffs(found)) | 0x80000000u : 32u;

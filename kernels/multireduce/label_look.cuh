@@ -4,9 +4,6 @@
 // properties that decide between global atomics, clusters and sorting where no bucket set fits on
 // chip.
 #pragma once
-#include <map>
-#include <mutex>
-#include <utility>
 
 #include "common.cuh"
 
@@ -41,22 +38,12 @@ static __global__ void label_look_kernel(const std::uint32_t* __restrict__ label
   }
 }
 
-// Synchronises `s` (the decision is the host's). The two counters live as long as the process,
-// one pair per device (a pointer of one device is no use on another), so that timed runs make no
-// allocation.
+// Synchronises `s` (the decision is the host's). The two counters, on the device and pinned on
+// the host, are the launch cache's (pinned_words, device_words): no allocation in a timed run.
 inline LabelLook look_at_labels(const std::uint32_t* labels, std::int64_t n, cudaStream_t s) {
-  static std::mutex mu;
-  static std::map<int, std::pair<unsigned*, unsigned*>> counters;  // device -> (device, pinned host)
-  unsigned *device_counts = nullptr, *host_counts = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    auto& c = counters[lp::current_device()];
-    if (!c.second) {
-      if (!c.first) LP_CUDA(cudaMalloc(&c.first, 2 * sizeof(unsigned)));
-      LP_CUDA(cudaMallocHost(&c.second, 2 * sizeof(unsigned)));
-    }
-    device_counts = c.first, host_counts = c.second;
-  }
+  const void* owner = reinterpret_cast<const void*>(label_look_kernel);
+  unsigned* device_counts = lp::device_words(owner, 2);
+  unsigned* host_counts = lp::pinned_words(owner, 2);
   LP_CUDA(cudaMemsetAsync(device_counts, 0, 2 * sizeof(unsigned), s));
   label_look_kernel<<<kLookSamples * 32 / 256, 256, 0, s>>>(labels, n, device_counts);
   LP_CUDA_LAUNCH("label_look_kernel");

@@ -2,14 +2,12 @@
 // when the labels are renumbered, so where only k of the m labels occur (degenerate labels, a few
 // keys of a large key space), one pass marks the labels present in an m-flag array, an exclusive
 // scan of the flags numbers them 0..k-1, and register_scan (k = 1) or single_pass runs with
-// k-vectors, reading each label through that map. Its cost is one 4-byte read per input and O(m) beside single_pass over k labels;
-// without it single_pass cannot run beyond m = 4096 (its per-tile m-vectors), and the sorts pay for
-// ceil(log2 m) bits even when every label is the same.
+// k-vectors, reading each label through that map. Its cost is one 4-byte read per input and O(m)
+// beside single_pass over k labels; without it single_pass cannot run beyond m = 4096 (its per-tile
+// m-vectors), and the sorts pay for ceil(log2 m) bits even when every label is the same.
 #pragma once
 #include <cub/device/device_scan.cuh>
 
-#include <map>
-#include <mutex>
 #include <string>
 
 #include "register_scan.cuh"
@@ -52,16 +50,6 @@ static __global__ void mark_kernel(const std::uint32_t* __restrict__ labels, std
 // present[0] = k, the number of labels marked (the scan is exclusive).
 static __global__ void count_kernel(const std::uint32_t* flags, const std::uint32_t* map, std::uint32_t m, std::uint32_t* present) {
   present[0] = map[m - 1] + flags[m - 1];
-}
-
-// One pinned word per device for the count, kept for the process so that timed runs allocate nothing.
-inline std::uint32_t* pinned_count() {
-  static std::mutex mu;
-  static std::map<int, std::uint32_t*> words;
-  std::lock_guard<std::mutex> lock(mu);
-  std::uint32_t*& w = words[lp::current_device()];
-  if (!w) LP_CUDA(cudaMallocHost(&w, sizeof(std::uint32_t)));
-  return w;
 }
 
 struct Layout {
@@ -114,7 +102,7 @@ bool relabel_single_pass(const std::uint32_t* labels, const typename Op::value_t
   LP_CUDA(cub::DeviceScan::ExclusiveSum(base + l.cub, cub_bytes, flags, map, int(m), stream));
   count_kernel<<<1, 1, 0, stream>>>(flags, map, m, count);
   LP_CUDA_LAUNCH("count_kernel");
-  std::uint32_t* present = relabel_detail::pinned_count();
+  std::uint32_t* present = lp::pinned_words(reinterpret_cast<const void*>(count_kernel), 1);  // kept for the process
   LP_CUDA(cudaMemcpyAsync(present, count, 4, cudaMemcpyDeviceToHost, stream));
   LP_CUDA(cudaStreamSynchronize(stream));
   const std::uint32_t k = *present;

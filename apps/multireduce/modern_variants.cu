@@ -2,6 +2,7 @@
 #include "kernels/multireduce/cluster_privatized.cuh"
 #include "kernels/multireduce/global_atomics.cuh"
 #include "kernels/multireduce/label_look.cuh"
+#include "kernels/multireduce/partitioned.cuh"
 #include "kernels/multireduce/shared_privatized.cuh"
 #include "kernels/multireduce/sort_global.cuh"
 #include "kernels/multireduce/warp_ordered.cuh"
@@ -17,13 +18,16 @@ namespace {
 // chip, a cheap look at the labels (label_look.cuh). Below that, the kernels look at the labels
 // themselves at no extra pass: a warp of equal labels (or a thread's run of them) is reduced
 // before its one update, so degenerate, sorted and skewed inputs take the cheap path.
-enum class Regime { Shared, Cluster, GlobalAggregated, Sort, WarpOrdered, Look };
+enum class Regime { Shared, Cluster, GlobalAggregated, Partitioned, Sort, WarpOrdered, Look };
 
-// The thresholds come from the H100 measurements (results/h100/multireduce_notes.md): shared
-// memory (up to 4 label windows) wins wherever it fits; clusters beyond one pass of 4 blocks only
-// pay where hot labels would pile up on L2 atomics; aggregated global atomics win for runs of
-// equal labels at any m and for spread labels while the buckets stay in L2; beyond L2 a radix sort
-// makes the updates sequential.
+// The thresholds come from the H100 measurements (results/h100/multireduce_notes.md and
+// issue15/README.md): shared memory (up to 4 label windows) wins wherever it fits; beyond it,
+// aggregated global atomics win for runs of equal labels and ascending labels (neighbouring lanes
+// update neighbouring buckets) at any m, and for spread labels while the buckets stay in L2; where
+// labels repeat (hot labels would pile up on L2 atomics) or the buckets leave L2, one radix pass by
+// the high label bits and a reduce in shared-memory windows (partitioned) beats the cluster and a
+// full sort, except for 8-byte integers at m <= 2^18, whose cluster atomics are native (int64 zipf
+// 2^18: 1.06 ms against partitioned's 1.41, issue15/session3).
 template <class Op>
 Regime choose(std::int64_t n, std::uint32_t m, const Tuning& t) {
   using T = typename Op::value_type;
@@ -40,9 +44,12 @@ template <class Op>
 Regime after_look(const mr::LabelLook& look, std::uint32_t m, const Tuning& t) {
   using T = typename Op::value_type;
   const bool beyond_l2 = double(m) * sizeof(T) > 0.75 * double(mr::l2_bytes());
-  if (look.all_equal >= 0.5) return Regime::GlobalAggregated;
-  if (look.repeats(m)) return mr::cluster_plan<T>(m, t).cluster > 0 ? Regime::Cluster : Regime::Sort;
-  return beyond_l2 ? Regime::Sort : Regime::GlobalAggregated;
+  if (look.all_equal >= 0.5 || look.ascending >= 0.5) return Regime::GlobalAggregated;
+  if (look.repeats(m)) {
+    const bool int64_cluster = std::is_integral_v<T> && sizeof(T) == 8 && m <= (1u << 18) && mr::cluster_plan<T>(m, t).cluster > 0;
+    return int64_cluster ? Regime::Cluster : Regime::Partitioned;
+  }
+  return beyond_l2 ? Regime::Partitioned : Regime::GlobalAggregated;
 }
 
 template <class Op>
@@ -51,16 +58,17 @@ std::size_t scratch_for(Regime r, std::int64_t n, std::uint32_t m, const Tuning&
   if constexpr (Op::commutative) {
     if (r == Regime::Shared) return mr::shared_privatized_scratch_bytes<T>(n, m, t);
     if (r == Regime::Cluster) return mr::cluster_privatized_scratch_bytes<T>(m, mr::cluster_privatized_sets<Op>(m, t));
+    if (r == Regime::Partitioned) return mr::partitioned_scratch_bytes<T>(n, m, t);
   } else {
     if (r == Regime::WarpOrdered) return mr::warp_ordered_scratch_bytes<Op>(n, m, t);
   }
   if (r == Regime::Sort) return mr::sort_global_scratch_bytes<Op>(n, m, t);
-  if (r == Regime::Look) {  // any of the regimes the look may pick
-    std::size_t bytes = mr::sort_global_scratch_bytes<Op>(n, m, t);
-    if constexpr (Op::commutative)
-      if (mr::cluster_plan<T>(m, t).cluster > 0)
-        bytes = std::max(bytes, mr::cluster_privatized_scratch_bytes<T>(m, mr::cluster_privatized_sets<Op>(m, t)));
-    return bytes;
+  if (r == Regime::Look) {  // any of the regimes the look may pick (commutative operators only look)
+    if constexpr (Op::commutative) {
+      std::size_t bytes = mr::partitioned_scratch_bytes<T>(n, m, t);
+      if (mr::cluster_plan<T>(m, t).cluster > 0) bytes = std::max(bytes, scratch_for<Op>(Regime::Cluster, n, m, t));
+      return bytes;
+    }
   }
   return 0;
 }
@@ -72,6 +80,8 @@ void run_regime(Regime r, Ctx<Op>& c) {
     if (r == Regime::Shared) return mr::shared_privatized<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream);
     if (r == Regime::Cluster) return mr::cluster_privatized<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream);
     if (r == Regime::GlobalAggregated) return mr::global_atomics<Op, true>(c.labels, c.values, c.n, c.m, c.out, c.stream);
+    if (r == Regime::Partitioned)
+      return mr::partitioned<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream);
   } else {
     if (r == Regime::WarpOrdered) return mr::warp_ordered<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream);
   }
@@ -86,7 +96,7 @@ void add_modern_variants(Defs<Op>& d) {
   using harness::VariantKind;
   using T = typename Op::value_type;
   d.add({"auto", VariantKind::Ours,
-         "ours: picks by operator, value size, m and (beyond shared memory) a look at 8 K labels among shared_privatized, cluster_privatized, aggregated global atomics, sort_global and warp_ordered",
+         "ours: picks by operator, value size, m and (beyond shared memory) a look at 8 K labels among shared_privatized, aggregated global atomics, partitioned, cluster_privatized (int64 to 2^18), sort_global and warp_ordered",
          {false, Output::Buckets},
          [](const auto& c) {
            return c.n > (std::int64_t(1) << 31) - 1 ? std::string("sort_global counts in int") : std::string();
@@ -112,6 +122,17 @@ void add_modern_variants(Defs<Op>& d) {
            else return std::size_t(0);
          },
          commutative_only<Op>([](auto& c) { mr::cluster_privatized<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream); })});
+  d.add({"partitioned", VariantKind::Ours,
+         "ours: CUB's radix sort by the label bits above a shared-memory window (one pass up to 2^22 int32 buckets), then one block per piece of a partition reduces it in the window and stores it (adds it where a partition is cut)",
+         {true, Output::Buckets},
+         [](const auto& c) {
+           return c.n > (std::int64_t(1) << 31) - 1 ? std::string("CUB's radix sort is called with int counts") : std::string();
+         },
+         [](const auto& c) {
+           if constexpr (Op::commutative) return mr::partitioned_scratch_bytes<T>(c.n, c.m, c.tune);
+           else return std::size_t(0);
+         },
+         commutative_only<Op>([](auto& c) { mr::partitioned<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream); })});
   d.add({"global_atomics_aggregated", VariantKind::Ours, "ours: one global atomic per input, but one per warp where all 32 labels are equal",
          {true, Output::Buckets}, {}, {},
          commutative_only<Op>([](auto& c) { mr::global_atomics<Op, true>(c.labels, c.values, c.n, c.m, c.out, c.stream); })});

@@ -1,8 +1,8 @@
 // A cheap look at the labels for `auto` (beyond the thesis): 256 warps each read 32 consecutive
 // labels spread over the input (8 K labels, a few microseconds) and report whether their labels
-// are all equal (degenerate, long runs) or contain duplicates (skew: zipf's hot labels), the two
-// properties that decide between global atomics, clusters and sorting where no bucket set fits on
-// chip.
+// are all equal (degenerate, long runs), ascend (sorted: neighbours update neighbouring buckets)
+// or contain duplicates (skew: zipf's hot labels), the properties that decide between global
+// atomics, clusters and partitioning where no bucket set fits on chip.
 #pragma once
 
 #include "common.cuh"
@@ -12,6 +12,7 @@ namespace lp::multireduce {
 struct LabelLook {
   double all_equal = 0;   // fraction of sampled warps whose 32 labels are one label
   double duplicates = 0;  // fraction of sampled warps with at least two equal labels
+  double ascending = 0;   // fraction of sampled warps whose labels never decrease from lane to lane
   // Labels repeat (skew) where the duplicates exceed what 32 uniform labels over m values show by
   // chance (the birthday bound 1 - prod(1 - i/m): 0.38 at m = 1024, 0.008 at 2^16) by a quarter.
   bool repeats(std::uint32_t m) const {
@@ -32,24 +33,27 @@ static __global__ void label_look_kernel(const std::uint32_t* __restrict__ label
   const unsigned peers = __match_any_sync(0xffffffffu, l);
   const bool all = __all_sync(0xffffffffu, peers == 0xffffffffu);
   const bool dup = __any_sync(0xffffffffu, __popc(peers) > 1);
+  const std::uint32_t next = __shfl_down_sync(0xffffffffu, l, 1);
+  const bool up = __all_sync(0xffffffffu, lane == 31 || !valid || next >= l);
   if (lane == 0) {
     if (all) atomicAdd(counts, 1u);
     if (dup) atomicAdd(counts + 1, 1u);
+    if (up) atomicAdd(counts + 2, 1u);
   }
 }
 
-// Synchronises `s` (the decision is the host's). The two counters, on the device and pinned on
+// Synchronises `s` (the decision is the host's). The three counters, on the device and pinned on
 // the host, are the launch cache's (pinned_words, device_words): no allocation in a timed run.
 inline LabelLook look_at_labels(const std::uint32_t* labels, std::int64_t n, cudaStream_t s) {
   const void* owner = reinterpret_cast<const void*>(label_look_kernel);
-  unsigned* device_counts = lp::device_words(owner, 2);
-  unsigned* host_counts = lp::pinned_words(owner, 2);
-  LP_CUDA(cudaMemsetAsync(device_counts, 0, 2 * sizeof(unsigned), s));
+  unsigned* device_counts = lp::device_words(owner, 3);
+  unsigned* host_counts = lp::pinned_words(owner, 3);
+  LP_CUDA(cudaMemsetAsync(device_counts, 0, 3 * sizeof(unsigned), s));
   label_look_kernel<<<kLookSamples * 32 / 256, 256, 0, s>>>(labels, n, device_counts);
   LP_CUDA_LAUNCH("label_look_kernel");
-  LP_CUDA(cudaMemcpyAsync(host_counts, device_counts, 2 * sizeof(unsigned), cudaMemcpyDeviceToHost, s));
+  LP_CUDA(cudaMemcpyAsync(host_counts, device_counts, 3 * sizeof(unsigned), cudaMemcpyDeviceToHost, s));
   LP_CUDA(cudaStreamSynchronize(s));
-  return {double(host_counts[0]) / kLookSamples, double(host_counts[1]) / kLookSamples};
+  return {double(host_counts[0]) / kLookSamples, double(host_counts[1]) / kLookSamples, double(host_counts[2]) / kLookSamples};
 }
 
 }  // namespace lp::multireduce

@@ -31,7 +31,6 @@ __global__ void __launch_bounds__(1024) warp_ordered_kernel(const std::uint32_t*
   const std::int64_t chunks = std::int64_t(gridDim.x) * warps, chunk = blockIdx.x * std::int64_t(warps) + w;
   const std::int64_t len = ceil_div(ceil_div(n, chunks), 32) * 32;
   const std::int64_t begin = std::min(n, chunk * len), end = std::min(n, begin + len);
-  const unsigned below = (1u << lane) - 1u, above = ~((2u << lane) - 1u);  // 2u << 31 wraps to 0: nothing above lane 31
   for (std::int64_t base = begin; base < end; base += 32 * kWarpOrderedUnroll) {
     std::uint32_t l[kWarpOrderedUnroll];
     T v[kWarpOrderedUnroll];
@@ -43,19 +42,9 @@ __global__ void __launch_bounds__(1024) warp_ordered_kernel(const std::uint32_t*
     }
 #pragma unroll
     for (int u = 0; u < kWarpOrderedUnroll; ++u) {
-      const unsigned peers = __match_any_sync(0xffffffffu, l[u]);
-      int pred = (peers & below) ? 31 - __clz(peers & below) : -1;
-      const int size = __reduce_max_sync(0xffffffffu, unsigned(__popc(peers)));
-      T x = v[u];
-      // Inclusive scan of each group in lane order: after round k every lane holds the fold of up
-      // to 2^k consecutive group members ending at itself.
-      for (int d = 1; d < size; d *= 2) {
-        const int src = pred < 0 ? lane : pred;
-        const T px = shfl(x, src);
-        const int pp = __shfl_sync(0xffffffffu, pred, src);
-        if (pred >= 0) x = Op::apply(px, x), pred = pp;
-      }
-      if (l[u] != 0xffffffffu && (peers & above) == 0) mine[l[u]] = Op::apply(mine[l[u]], x);
+      bool last = false;
+      const T x = warp_group_fold<Op>(l[u], v[u], last);
+      if (l[u] != 0xffffffffu && last) mine[l[u]] = Op::apply(mine[l[u]], x);
       __syncwarp();  // the next step's group leader may be another lane of this warp
     }
   }

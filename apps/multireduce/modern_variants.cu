@@ -43,7 +43,10 @@ Regime choose(std::int64_t n, std::uint32_t m, const Tuning& t) {
 template <class Op>
 Regime after_look(const mr::LabelLook& look, std::uint32_t m, const Tuning& t) {
   using T = typename Op::value_type;
-  const bool beyond_l2 = double(m) * sizeof(T) > 0.75 * double(mr::l2_bytes());
+  // Where L2 atomics slow down as the buckets crowd L2 and partitioned's radix pass (which moves the
+  // pairs: 8 or 12 bytes each) costs less: int32 2^23 atomics 1.49 ms, partitioned 1.02; int64 2^22
+  // atomics 1.71, partitioned 1.95 (issue15/session3).
+  const bool beyond_l2 = double(m) * sizeof(T) > (sizeof(T) <= 4 ? 0.5 : 0.75) * double(mr::l2_bytes());
   if (look.all_equal >= 0.5 || look.ascending >= 0.5) return Regime::GlobalAggregated;
   if (look.repeats(m)) {
     const bool int64_cluster = std::is_integral_v<T> && sizeof(T) == 8 && m <= (1u << 18) && mr::cluster_plan<T>(m, t).cluster > 0;

@@ -1,7 +1,9 @@
 // Beyond the thesis (issue 15): Alg 4.12's partitioning cut to one radix pass. CUB's stable sort of
 // the pairs by the label bits above a shared-memory window (partial_sort.cuh) makes each partition's
 // inputs contiguous; then one block per piece of a partition reduces it in a bucket window in shared
-// memory and writes the window out (adds it, where a partition is cut into several pieces). Where
+// memory and writes the window out (adds it, where a partition is cut into several pieces); where
+// one more CUB pass would be needed, 2 or 4 blocks share a piece instead, each keeping a slice of
+// its window (the label windows of shared_privatized, whose re-reads hit L2). Where
 // the buckets exceed what L2 atomics serve well, this pays ~24 bytes of traffic per input instead of
 // one scattered atomic. Commutative only (the window's updates are shared-memory atomics).
 #pragma once
@@ -22,21 +24,25 @@ namespace lp::multireduce {
 
 struct PartitionedPlan {
   int window_bits = 0;      // w: a partition is the labels that share label >> w
+  int split_bits = 0;       // s: 2^s blocks reduce each piece, each keeping 2^(w - s) of its buckets
   int sort_bits = 0;        // label bits above the window, sorted by first (0: one partition, no sort)
   std::uint32_t parts = 1;  // partitions: ceil(m / 2^w)
   std::int64_t piece = 1;   // most inputs one block reduces
   std::int64_t grid = 1;    // blocks launched: an upper bound of the pieces (extra blocks exit)
   int threads = 0;
-  std::size_t smem = 0;     // one window of 2^w buckets
+  std::size_t smem = 0;     // one slice of 2^(w - s) buckets
 };
 
 constexpr int kPartitionedThreads = 512;
 constexpr int kPartitionedPlanThreads = 1024;
+constexpr int kOnePassBits = 8;   // CUB's radix sort sorts 8 bits a pass
+constexpr int kMaxSplitBits = 2;  // at most 4 blocks read a piece: a CUB pass costs about as much
 
-// The window is as large as `per_sm` blocks (default 3) can hold at once: fewer sorted bits (one CUB
-// pass up to 8) against more blocks resident to hide the loads. A piece holds at least 8 windows'
-// worth of inputs (so flushing a window costs at most an eighth of an update per input) and at most
-// what spreads the input over two waves of resident blocks.
+// A slice is as large as `per_sm` blocks (default 3) can hold at once: fewer sorted bits against more
+// blocks resident to hide the loads. Where the label bits above one slice need a second CUB pass
+// (more than 8) and 1 or 2 bits more would do in one, the window is 2 or 4 slices (int32: m up to
+// 2^24 in one pass). A piece holds at least 8 slices' worth of inputs (so flushing a slice costs at
+// most an eighth of an update per input) and at most what spreads the blocks over two waves.
 template <class T>
 PartitionedPlan partitioned_plan(std::int64_t n, std::uint32_t m, const Tuning& t) {
   PartitionedPlan p;
@@ -45,14 +51,17 @@ PartitionedPlan partitioned_plan(std::int64_t n, std::uint32_t m, const Tuning& 
   const std::size_t per_sm_smem = std::size_t(device_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor));
   const std::size_t budget = std::min(max_shared_per_block(), per_sm_smem / per_sm - 1024);  // 1 KB a block is the system's
   const int bits = label_bits(m);
-  p.window_bits = 0;
-  while (p.window_bits < bits && (std::size_t(2) << p.window_bits) * sizeof(T) <= budget) ++p.window_bits;
-  p.sort_bits = bits - p.window_bits;
+  int fit = 0;  // bits of the largest slice that fits
+  while (fit < bits && (std::size_t(2) << fit) * sizeof(T) <= budget) ++fit;
+  p.sort_bits = bits - fit;
+  if (p.sort_bits > kOnePassBits && p.sort_bits - kOnePassBits <= kMaxSplitBits) p.split_bits = p.sort_bits - kOnePassBits;
+  p.sort_bits -= p.split_bits;
+  p.window_bits = bits - p.sort_bits;
   p.parts = static_cast<std::uint32_t>(ceil_div(std::int64_t(m), std::int64_t(1) << p.window_bits));
-  p.smem = (std::size_t(1) << p.window_bits) * sizeof(T);
+  p.smem = (std::size_t(1) << fit) * sizeof(T);
   const std::int64_t resident = std::int64_t(sm_count()) * per_sm;
-  p.piece = std::max({std::int64_t(8) << p.window_bits, ceil_div(std::max<std::int64_t>(n, 1), 2 * resident), std::int64_t(1)});
-  p.grid = std::int64_t(p.parts) + ceil_div(std::max<std::int64_t>(n, 1), p.piece);
+  p.piece = std::max({std::int64_t(8) << fit, ceil_div(std::max<std::int64_t>(n, 1), std::max<std::int64_t>(1, 2 * resident >> p.split_bits)), std::int64_t(1)});
+  p.grid = (std::int64_t(p.parts) + ceil_div(std::max<std::int64_t>(n, 1), p.piece)) << p.split_bits;
   return p;
 }
 
@@ -137,17 +146,19 @@ __global__ void fill_cut_partitions_kernel(T* out, std::uint32_t m, int w, const
   }
 }
 
-// Block = piece k of partition p: inputs [lo + size*k/pieces, lo + size*(k+1)/pieces) of the sorted
-// pairs, all with labels in [p * 2^w, (p + 1) * 2^w).
+// Block = slice s of piece k of partition p: inputs [lo + size*k/pieces, lo + size*(k+1)/pieces)
+// of the sorted pairs, all with labels in [p * 2^w, (p + 1) * 2^w), of which it keeps those in
+// [p * 2^w + s * 2^(w - split), ... + 2^(w - split)).
 template <class Op>
 __global__ void __launch_bounds__(kPartitionedThreads)
-    reduce_pieces_kernel(const std::uint32_t* keys, const typename Op::value_type* vals, std::uint32_t m, int w, std::uint32_t parts,
-                         const std::int64_t* offsets, const std::uint32_t* piece_start, typename Op::value_type* out) {
+    reduce_pieces_kernel(const std::uint32_t* keys, const typename Op::value_type* vals, std::uint32_t m, int w, int split,
+                         std::uint32_t parts, const std::int64_t* offsets, const std::uint32_t* piece_start,
+                         typename Op::value_type* out) {
   using T = typename Op::value_type;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* win = reinterpret_cast<T*>(smem_raw);
   __shared__ std::uint32_t s_part;
-  const std::uint32_t block = blockIdx.x;
+  const std::uint32_t block = blockIdx.x >> split, slice = blockIdx.x & ((1u << split) - 1);
   if (block >= __ldg(piece_start + parts)) return;  // the grid is an upper bound of the pieces
   if (threadIdx.x == 0) {  // the last partition whose first piece is <= block
     std::uint32_t lo = 0, hi = parts;  // piece_start[lo] <= block < piece_start[hi]
@@ -158,14 +169,15 @@ __global__ void __launch_bounds__(kPartitionedThreads)
     }
     s_part = lo;
   }
-  const std::uint64_t window = std::uint64_t(1) << w;
+  const int slice_bits = w - split;
+  const std::uint64_t window = std::uint64_t(1) << slice_bits;
   for (std::uint32_t b = threadIdx.x; b < window; b += blockDim.x) win[b] = Op::identity();
   __syncthreads();
   const std::uint32_t part = s_part;
   const std::uint32_t pieces = __ldg(piece_start + part + 1) - __ldg(piece_start + part), k = block - __ldg(piece_start + part);
   const std::int64_t lo = __ldg(offsets + part), size = __ldg(offsets + part + 1) - lo;
   const std::int64_t begin = lo + size * k / pieces, end = lo + size * (k + 1) / pieces;
-  const std::uint32_t mask = std::uint32_t(window - 1);
+  const std::uint32_t mask = std::uint32_t((std::uint64_t(1) << w) - 1), slice_mask = std::uint32_t(window - 1);
 
   // Four inputs per thread in flight; a block-uniform trip count keeps the warp votes legal.
   constexpr int kIn = 4;
@@ -177,8 +189,9 @@ __global__ void __launch_bounds__(kPartitionedThreads)
 #pragma unroll
     for (int j = 0; j < kIn; ++j) {
       const std::int64_t i = base + std::int64_t(j) * blockDim.x + threadIdx.x;
-      valid[j] = i < end;
-      key[j] = valid[j] ? __ldg(keys + i) & mask : 0u;
+      const std::uint32_t in_window = i < end ? __ldg(keys + i) & mask : 0u;
+      valid[j] = i < end && (in_window >> slice_bits) == slice;
+      key[j] = in_window & slice_mask;
       v[j] = valid[j] ? ldg_any(vals + i) : Op::identity();
     }
 #pragma unroll
@@ -191,7 +204,8 @@ __global__ void __launch_bounds__(kPartitionedThreads)
   }
   __syncthreads();
 
-  const std::uint64_t first = std::uint64_t(part) << w;
+  const std::uint64_t first = (std::uint64_t(part) << w) + (std::uint64_t(slice) << slice_bits);
+  if (first >= m) return;  // a slice past the last label
   const std::uint32_t span = static_cast<std::uint32_t>(std::min<std::uint64_t>(window, m - first));
   for (std::uint32_t b = threadIdx.x; b < span; b += blockDim.x) {
     const T acc = win[b];
@@ -231,7 +245,8 @@ void partitioned(const std::uint32_t* labels, const typename Op::value_type* val
   }
   auto kernel = d::reduce_pieces_kernel<Op>;
   lp::allow_dynamic_shared(kernel, p.smem);
-  kernel<<<static_cast<unsigned>(p.grid), p.threads, p.smem, s>>>(keys, vals, m, p.window_bits, p.parts, l.offsets, l.piece_start, out);
+  kernel<<<static_cast<unsigned>(p.grid), p.threads, p.smem, s>>>(keys, vals, m, p.window_bits, p.split_bits, p.parts, l.offsets,
+                                                                   l.piece_start, out);
   LP_CUDA_LAUNCH("reduce_pieces_kernel");
 }
 

@@ -60,6 +60,13 @@ int main() {
     // Under the sanitizers too: labels beyond one shared-memory window (partitioned's sort, cut
     // and empty partitions; the look of auto).
     if (quick && op == "add") jobs.push_back({{70001, (1 << 16) + 5, "zipf"}, op, type, {}});
+    // Small shared-memory budgets (blocks_per_sm 16/32) make partitioned cut its window into 4
+    // slices at test sizes, as it does at m = 2^23..2^24 with the default budget.
+    if (op == "add" && (!quick || type == "int32")) {
+      const Value tight(std::int64_t(quick ? 32 : 16));
+      jobs.push_back({{quick ? 70001 : 300007, (1 << 19) + 5, "zipf"}, op, type, {{"blocks_per_sm", tight}}});
+      if (!quick) jobs.push_back({{(1 << 20) + 7, (1 << 20) + 3, "uniform"}, op, type, {{"blocks_per_sm", Value(std::int64_t(32))}}});
+    }
     if (!quick && (op == "affine" || (op == "add" && type == "int32")))
       for (const auto& k : knobs)
         for (const auto& c : kKnobCases) jobs.push_back({c, op, type, k});

@@ -152,6 +152,14 @@ __device__ __forceinline__ void warp_folded_update(std::uint32_t key, typename O
   if constexpr (native_shared_atomic<Op>()) {
     if (valid) update(key, v);
   } else {
+    // A warp of one label (degenerate input, long runs): a shuffle tree is cheaper than match.any.
+    const std::uint32_t first = __shfl_sync(0xffffffffu, key, 0);
+    if (__all_sync(0xffffffffu, valid && key == first)) {
+#pragma unroll
+      for (int off = 16; off > 0; off /= 2) v = Op::apply(v, shfl_down(v, off));
+      if ((threadIdx.x & 31) == 0) update(key, v);
+      return;
+    }
     bool last = false;
     const auto x = warp_group_fold<Op>(valid ? key : 0xffffffffu, v, last);  // no label is 2^32 - 1
     if (valid && last) update(key, x);

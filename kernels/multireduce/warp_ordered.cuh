@@ -40,11 +40,15 @@ __global__ void __launch_bounds__(1024) warp_ordered_kernel(const std::uint32_t*
       l[u] = i < end ? __ldg(labels + i) : 0xffffffffu;  // past the end: a label no input has
       v[u] = i < end ? values[i] : Op::identity();
     }
+    // The steps' group folds touch no bucket, so all of them are issued before the first update:
+    // their match.any and shuffle chains overlap instead of waiting on each other's updates.
+    bool last[kWarpOrderedUnroll];
+    T x[kWarpOrderedUnroll];
+#pragma unroll
+    for (int u = 0; u < kWarpOrderedUnroll; ++u) x[u] = warp_group_fold<Op>(l[u], v[u], last[u]);
 #pragma unroll
     for (int u = 0; u < kWarpOrderedUnroll; ++u) {
-      bool last = false;
-      const T x = warp_group_fold<Op>(l[u], v[u], last);
-      if (l[u] != 0xffffffffu && last) mine[l[u]] = Op::apply(mine[l[u]], x);
+      if (l[u] != 0xffffffffu && last[u]) mine[l[u]] = Op::apply(mine[l[u]], x[u]);
       __syncwarp();  // the next step's group leader may be another lane of this warp
     }
   }

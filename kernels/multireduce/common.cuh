@@ -197,23 +197,50 @@ void reduce_partials(const typename Op::value_type* partials, int n_sets, std::u
 }
 
 // The same final step for set-major partials (partials[s * m + b], as blocks write them
-// coalesced): one thread per bucket folds the sets in order, so it is exact for non-commutative
-// operators too, and every read is coalesced across the warp.
+// coalesced). Where m alone leaves the GPU idle (m = 256 with a thousand sets: 256 threads folding a
+// thousand loads each, in order, took longer than the whole input pass), `parts` threads share a
+// bucket: each folds a contiguous run of the sets in order, and the runs are joined in run order
+// through shared memory, so non-commutative operators stay exact. A block holds 256 / parts buckets,
+// and consecutive threads read consecutive buckets of one set.
 template <class Op>
-__global__ void reduce_columns_kernel(const typename Op::value_type* partials, int n_sets, std::uint32_t m,
-                                      typename Op::value_type* out) {
+__global__ void __launch_bounds__(256) reduce_columns_kernel(const typename Op::value_type* __restrict__ partials, int n_sets,
+                                                             std::uint32_t m, int parts, typename Op::value_type* __restrict__ out) {
   using T = typename Op::value_type;
-  for (std::int64_t b = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; b < m; b += std::int64_t(gridDim.x) * blockDim.x) {
+  __shared__ __align__(16) unsigned char raw[256 * sizeof(T)];
+  T* runs = reinterpret_cast<T*>(raw);
+  const int width = blockDim.x / parts, j = threadIdx.x % width, p = threadIdx.x / width;
+  const int per = (n_sets + parts - 1) / parts, s0 = std::min(n_sets, p * per), s1 = std::min(n_sets, s0 + per);
+  for (std::int64_t b0 = std::int64_t(blockIdx.x) * width; b0 < m; b0 += std::int64_t(gridDim.x) * width) {
+    const std::int64_t b = b0 + j;
     T acc = Op::identity();
-    for (int s = 0; s < n_sets; ++s) acc = Op::apply(acc, partials[std::int64_t(s) * m + b]);
-    out[b] = acc;
+    if (b < m) {
+#pragma unroll 8
+      for (int s = s0; s < s1; ++s) acc = Op::apply(acc, partials[std::int64_t(s) * m + b]);
+    }
+    if (parts == 1) {
+      if (b < m) out[b] = acc;
+      continue;
+    }
+    runs[threadIdx.x] = acc;
+    __syncthreads();
+    if (p == 0 && b < m) {
+      for (int k = 1; k < parts; ++k) acc = Op::apply(acc, runs[k * width + j]);
+      out[b] = acc;
+    }
+    __syncthreads();  // runs is reused by the next group of buckets
   }
 }
 
 template <class Op>
 void reduce_columns(const typename Op::value_type* partials, int n_sets, std::uint32_t m, typename Op::value_type* out,
                     cudaStream_t s) {
-  reduce_columns_kernel<Op><<<grid_for(m, 256, 8), 256, 0, s>>>(partials, n_sets, m, out);
+  // Threads to fill the GPU twice over; more runs per bucket only where m leaves them idle.
+  const std::int64_t want = std::int64_t(sm_count()) * 4096;
+  int parts = 1;
+  while (parts < 32 && parts * 2 <= n_sets && std::int64_t(m) * parts < want) parts *= 2;
+  const int width = 256 / parts;
+  const auto blocks = static_cast<int>(std::min<std::int64_t>(ceil_div(std::int64_t(m), std::int64_t(width)), std::int64_t(sm_count()) * 64));
+  reduce_columns_kernel<Op><<<std::max(1, blocks), 256, 0, s>>>(partials, n_sets, m, parts, out);
   LP_CUDA_LAUNCH("reduce_columns_kernel");
 }
 

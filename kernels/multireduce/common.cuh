@@ -122,15 +122,14 @@ constexpr bool native_shared_atomic() {
   return !has_own_atomic<Op>::value && sizeof(T) == 4 && std::is_integral_v<T>;
 }
 
-// Lanes of a warp holding equal keys (match.any) fold their values in lane order by pointer
-// jumping: returns the fold of this lane's group up to and including this lane, and sets `last`
-// where the lane is its group's last (so its fold is the group's, in input order: exact for
-// non-commutative operators). Every lane of the warp must call it.
+// Lanes of a warp holding equal keys (`peers`: the lanes of this lane's group, itself included)
+// fold their values in lane order by pointer jumping: returns the fold of this lane's group up to
+// and including this lane, and sets `last` where the lane is its group's last (so its fold is the
+// group's, in input order: exact for non-commutative operators). Every lane of the warp must call it.
 template <class Op>
-__device__ __forceinline__ typename Op::value_type warp_group_fold(std::uint32_t key, typename Op::value_type x, bool& last) {
+__device__ __forceinline__ typename Op::value_type warp_group_fold_peers(unsigned peers, typename Op::value_type x, bool& last) {
   const int lane = threadIdx.x & 31;
   const unsigned below = (1u << lane) - 1u, above = ~((2u << lane) - 1u);  // 2u << 31 wraps to 0: nothing above lane 31
-  const unsigned peers = __match_any_sync(0xffffffffu, key);
   int pred = (peers & below) ? 31 - __clz(peers & below) : -1;
   const int size = __reduce_max_sync(0xffffffffu, unsigned(__popc(peers)));
   // Inclusive scan of each group in lane order: after round k every lane holds the fold of up to
@@ -143,6 +142,12 @@ __device__ __forceinline__ typename Op::value_type warp_group_fold(std::uint32_t
   }
   last = (peers & above) == 0;
   return x;
+}
+
+// The same with the groups found by match.any, whose cost grows with the distinct keys in the warp.
+template <class Op>
+__device__ __forceinline__ typename Op::value_type warp_group_fold(std::uint32_t key, typename Op::value_type x, bool& last) {
+  return warp_group_fold_peers<Op>(__match_any_sync(0xffffffffu, key), x, last);
 }
 
 // update(key, v) once per group of equal keys in the warp (by its last lane, with the group's

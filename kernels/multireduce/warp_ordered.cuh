@@ -14,9 +14,33 @@ constexpr int kWarpOrderedUnroll = 4;  // steps whose loads are issued before th
 struct WarpOrderedPlan {
   int threads = 0, blocks = 0;
   std::size_t smem = 0;  // 0: the per-warp sets do not fit
+  bool table = false;    // equal labels found through a per-warp table of lane masks, not match.any
 };
 
-template <class Op>
+// Lanes of this warp whose label equals this lane's. match.any costs the shared-memory pipe about
+// two cycles per distinct label in the warp (ncu at m = 256 uniform: that pipe 93% busy, the warp
+// stalled on it 74% of the time); with a table of m lane masks per warp the same answer is one
+// shared atomic OR, one load and one clearing store. Lanes past the end (label 2^32 - 1) stand alone.
+template <bool kTable>
+__device__ __forceinline__ unsigned warp_peers(std::uint32_t label, unsigned* table) {
+  if constexpr (!kTable) {
+    return __match_any_sync(0xffffffffu, label);
+  } else {
+    // One label in the whole warp (degenerate input, long runs): 32 OR's on one word would serialise.
+    if (__all_sync(0xffffffffu, label == __shfl_sync(0xffffffffu, label, 0))) return 0xffffffffu;
+    const unsigned bit = 1u << (threadIdx.x & 31);
+    const bool valid = label != 0xffffffffu;
+    if (valid) atomicOr(table + label, bit);
+    __syncwarp();
+    const unsigned peers = valid ? table[label] : bit;
+    __syncwarp();
+    if (valid && (peers >> (threadIdx.x & 31)) == 1u) table[label] = 0;  // the group's last lane clears its mask
+    __syncwarp();
+    return peers;
+  }
+}
+
+template <class Op, bool kTable>
 __global__ void __launch_bounds__(1024) warp_ordered_kernel(const std::uint32_t* __restrict__ labels,
                                                             const typename Op::value_type* __restrict__ values, std::int64_t n,
                                                             std::uint32_t m, typename Op::value_type* partials) {
@@ -24,7 +48,12 @@ __global__ void __launch_bounds__(1024) warp_ordered_kernel(const std::uint32_t*
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* sets = reinterpret_cast<T*>(smem_raw);
   const int warps = blockDim.x / 32, w = threadIdx.x / 32, lane = threadIdx.x & 31;
+  unsigned* table = reinterpret_cast<unsigned*>(sets + std::int64_t(warps) * m) + (kTable ? std::int64_t(w) * m : 0);
   for (std::int64_t i = threadIdx.x; i < std::int64_t(warps) * m; i += blockDim.x) sets[i] = Op::identity();
+  if constexpr (kTable) {
+    unsigned* tables = reinterpret_cast<unsigned*>(sets + std::int64_t(warps) * m);
+    for (std::int64_t i = threadIdx.x; i < std::int64_t(warps) * m; i += blockDim.x) tables[i] = 0;
+  }
   __syncthreads();
 
   T* mine = sets + std::int64_t(w) * m;
@@ -41,11 +70,11 @@ __global__ void __launch_bounds__(1024) warp_ordered_kernel(const std::uint32_t*
       v[u] = i < end ? values[i] : Op::identity();
     }
     // The steps' group folds touch no bucket, so all of them are issued before the first update:
-    // their match.any and shuffle chains overlap instead of waiting on each other's updates.
+    // their shuffle chains overlap instead of waiting on each other's updates.
     bool last[kWarpOrderedUnroll];
     T x[kWarpOrderedUnroll];
 #pragma unroll
-    for (int u = 0; u < kWarpOrderedUnroll; ++u) x[u] = warp_group_fold<Op>(l[u], v[u], last[u]);
+    for (int u = 0; u < kWarpOrderedUnroll; ++u) x[u] = warp_group_fold_peers<Op>(warp_peers<kTable>(l[u], table), v[u], last[u]);
 #pragma unroll
     for (int u = 0; u < kWarpOrderedUnroll; ++u) {
       if (l[u] != 0xffffffffu && last[u]) mine[l[u]] = Op::apply(mine[l[u]], x[u]);
@@ -62,15 +91,21 @@ __global__ void __launch_bounds__(1024) warp_ordered_kernel(const std::uint32_t*
   }
 }
 
+// The table is taken where it fits with at least two blocks resident per SM (it doubles the
+// shared memory of a 4-byte value's sets, so at large m it would cost more occupancy than it saves).
 template <class Op>
 WarpOrderedPlan warp_ordered_plan(std::int64_t n, std::uint32_t m, const Tuning& t) {
   WarpOrderedPlan p;
   p.threads = t.threads > 0 ? t.threads : 256;
-  const std::size_t smem = std::size_t(p.threads / 32) * m * sizeof(typename Op::value_type);
-  if (p.threads % 32 || smem > max_shared_per_block()) return p;
-  p.smem = smem;
+  const std::size_t sets = std::size_t(p.threads / 32) * m * sizeof(typename Op::value_type);
+  if (p.threads % 32 || sets > max_shared_per_block()) return p;
+  const std::size_t with_table = sets + std::size_t(p.threads / 32) * m * sizeof(unsigned);
+  int fit = 0;
+  if (with_table <= max_shared_per_block()) fit = lp::max_active_blocks(warp_ordered_kernel<Op, true>, p.threads, with_table);
+  p.table = fit >= 2;
+  p.smem = p.table ? with_table : sets;
   // Resident blocks per SM at this shared-memory size: the grid is one wave.
-  const int fit = lp::max_active_blocks(warp_ordered_kernel<Op>, p.threads, smem);
+  if (!p.table) fit = lp::max_active_blocks(warp_ordered_kernel<Op, false>, p.threads, sets);
   int per_sm = t.blocks_per_sm > 0 ? std::min(t.blocks_per_sm, fit) : fit;
   p.blocks = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(std::int64_t(sm_count()) * std::max(1, per_sm),
                                                                               ceil_div(n, std::int64_t(p.threads) * 4))));
@@ -89,7 +124,10 @@ void warp_ordered(const std::uint32_t* labels, const typename Op::value_type* va
   using T = typename Op::value_type;
   auto p = warp_ordered_plan<Op>(n, m, t);
   if (!p.smem) throw std::invalid_argument("warp_ordered: the per-warp bucket sets do not fit in shared memory");
-  warp_ordered_kernel<Op><<<p.blocks, p.threads, p.smem, s>>>(labels, values, n, m, static_cast<T*>(scratch));
+  if (p.table)
+    warp_ordered_kernel<Op, true><<<p.blocks, p.threads, p.smem, s>>>(labels, values, n, m, static_cast<T*>(scratch));
+  else
+    warp_ordered_kernel<Op, false><<<p.blocks, p.threads, p.smem, s>>>(labels, values, n, m, static_cast<T*>(scratch));
   LP_CUDA_LAUNCH("warp_ordered_kernel");
   reduce_columns<Op>(static_cast<T*>(scratch), p.blocks, m, out, s);
 }

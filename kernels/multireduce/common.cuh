@@ -144,6 +144,19 @@ __device__ __forceinline__ typename Op::value_type warp_group_fold_peers(unsigne
   return x;
 }
 
+// The fold of the warp's 32 values in lane order, in lane 31 (an up-sweep: half the shuffles of
+// pointer jumping over one group of 32, for warps whose labels are all equal).
+template <class Op>
+__device__ __forceinline__ typename Op::value_type warp_ordered_fold(typename Op::value_type x) {
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int off = 1; off < 32; off *= 2) {
+    const auto left = shfl_up(x, off);
+    if ((lane & (2 * off - 1)) == 2 * off - 1) x = Op::apply(left, x);
+  }
+  return x;
+}
+
 // The same with the groups found by match.any, whose cost grows with the distinct keys in the warp.
 template <class Op>
 __device__ __forceinline__ typename Op::value_type warp_group_fold(std::uint32_t key, typename Op::value_type x, bool& last) {

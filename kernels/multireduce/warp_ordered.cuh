@@ -10,6 +10,7 @@
 namespace lp::multireduce {
 
 constexpr int kWarpOrderedUnroll = 4;  // steps whose loads are issued before the first is folded
+constexpr std::uint32_t kWarpOrderedTableFrom = 64;  // smallest m given the lane-mask table
 
 struct WarpOrderedPlan {
   int threads = 0, blocks = 0;
@@ -26,8 +27,6 @@ __device__ __forceinline__ unsigned warp_peers(std::uint32_t label, unsigned* ta
   if constexpr (!kTable) {
     return __match_any_sync(0xffffffffu, label);
   } else {
-    // One label in the whole warp (degenerate input, long runs): 32 OR's on one word would serialise.
-    if (__all_sync(0xffffffffu, label == __shfl_sync(0xffffffffu, label, 0))) return 0xffffffffu;
     const unsigned bit = 1u << (threadIdx.x & 31);
     const bool valid = label != 0xffffffffu;
     if (valid) atomicOr(table + label, bit);
@@ -74,7 +73,16 @@ __global__ void __launch_bounds__(1024) warp_ordered_kernel(const std::uint32_t*
     bool last[kWarpOrderedUnroll];
     T x[kWarpOrderedUnroll];
 #pragma unroll
-    for (int u = 0; u < kWarpOrderedUnroll; ++u) x[u] = warp_group_fold_peers<Op>(warp_peers<kTable>(l[u], table), v[u], last[u]);
+    for (int u = 0; u < kWarpOrderedUnroll; ++u) {
+      // One label in the whole warp (degenerate input, long runs): an up-sweep, where 32 OR's on one
+      // table word would serialise and pointer jumping would take twice the shuffles.
+      if (__all_sync(0xffffffffu, l[u] == __shfl_sync(0xffffffffu, l[u], 0))) {
+        x[u] = warp_ordered_fold<Op>(v[u]);
+        last[u] = lane == 31;
+      } else {
+        x[u] = warp_group_fold_peers<Op>(warp_peers<kTable>(l[u], table), v[u], last[u]);
+      }
+    }
 #pragma unroll
     for (int u = 0; u < kWarpOrderedUnroll; ++u) {
       if (l[u] != 0xffffffffu && last[u]) mine[l[u]] = Op::apply(mine[l[u]], x[u]);
@@ -91,8 +99,10 @@ __global__ void __launch_bounds__(1024) warp_ordered_kernel(const std::uint32_t*
   }
 }
 
-// The table is taken where it fits with at least two blocks resident per SM (it doubles the
-// shared memory of a 4-byte value's sets, so at large m it would cost more occupancy than it saves).
+// The table is taken from m = 64 (below, a warp's 32 labels share few values, which match.any
+// handles quickly while the table's OR's collide: m = 16 zipf 0.34 -> 0.40 ms with it) where it fits
+// with at least two blocks resident per SM (it doubles the shared memory of a 4-byte value's sets,
+// so at large m it would cost more occupancy than it saves).
 template <class Op>
 WarpOrderedPlan warp_ordered_plan(std::int64_t n, std::uint32_t m, const Tuning& t) {
   WarpOrderedPlan p;
@@ -101,7 +111,7 @@ WarpOrderedPlan warp_ordered_plan(std::int64_t n, std::uint32_t m, const Tuning&
   if (p.threads % 32 || sets > max_shared_per_block()) return p;
   const std::size_t with_table = sets + std::size_t(p.threads / 32) * m * sizeof(unsigned);
   int fit = 0;
-  if (with_table <= max_shared_per_block()) fit = lp::max_active_blocks(warp_ordered_kernel<Op, true>, p.threads, with_table);
+  if (m >= kWarpOrderedTableFrom && with_table <= max_shared_per_block()) fit = lp::max_active_blocks(warp_ordered_kernel<Op, true>, p.threads, with_table);
   p.table = fit >= 2;
   p.smem = p.table ? with_table : sets;
   // Resident blocks per SM at this shared-memory size: the grid is one wave.

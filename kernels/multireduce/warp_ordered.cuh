@@ -18,25 +18,20 @@ struct WarpOrderedPlan {
   bool table = false;    // equal labels found through a per-warp table of lane masks, not match.any
 };
 
-// Lanes of this warp whose label equals this lane's. match.any costs the shared-memory pipe about
-// two cycles per distinct label in the warp (ncu at m = 256 uniform: that pipe 93% busy, the warp
-// stalled on it 74% of the time); with a table of m lane masks per warp the same answer is one
-// shared atomic OR, one load and one clearing store. Lanes past the end (label 2^32 - 1) stand alone.
-template <bool kTable>
-__device__ __forceinline__ unsigned warp_peers(std::uint32_t label, unsigned* table) {
-  if constexpr (!kTable) {
-    return __match_any_sync(0xffffffffu, label);
-  } else {
-    const unsigned bit = 1u << (threadIdx.x & 31);
-    const bool valid = label != 0xffffffffu;
-    if (valid) atomicOr(table + label, bit);
-    __syncwarp();
-    const unsigned peers = valid ? table[label] : bit;
-    __syncwarp();
-    if (valid && (peers >> (threadIdx.x & 31)) == 1u) table[label] = 0;  // the group's last lane clears its mask
-    __syncwarp();
-    return peers;
-  }
+// Lanes of this warp whose label equals this lane's, through a table of m lane masks per warp:
+// one shared atomic OR, one load and one clearing store, where match.any costs the shared-memory
+// pipe about two cycles per distinct label in the warp (ncu at m = 256 uniform: that pipe 93% busy,
+// the warp stalled on it 74% of the time). Lanes past the end (label 2^32 - 1) stand alone.
+__device__ __forceinline__ unsigned table_peers(std::uint32_t label, unsigned* table) {
+  const unsigned bit = 1u << (threadIdx.x & 31);
+  const bool valid = label != 0xffffffffu;
+  if (valid) atomicOr(table + label, bit);
+  __syncwarp();
+  const unsigned peers = valid ? table[label] : bit;
+  __syncwarp();
+  if (valid && (peers >> (threadIdx.x & 31)) == 1u) table[label] = 0;  // the group's last lane clears its mask
+  __syncwarp();
+  return peers;
 }
 
 template <class Op, bool kTable>
@@ -71,13 +66,21 @@ __global__ void __launch_bounds__(1024) warp_ordered_kernel(const std::uint32_t*
     // The steps' group folds touch no bucket, so all of them are issued before the first update:
     // their shuffle chains overlap instead of waiting on each other's updates.
     bool last[kWarpOrderedUnroll], same[kWarpOrderedUnroll];
+    unsigned peers[kWarpOrderedUnroll];
     T x[kWarpOrderedUnroll];
     // One label in the whole warp (degenerate input, long runs) is folded by an up-sweep, where 32
-    // OR's on one table word would serialise and pointer jumping would take twice the shuffles. The
-    // four steps' tests are issued together: one at a time, their latency cost 10% where large sets
-    // leave one block per SM (m = 4096).
+    // OR's on one table word would serialise and pointer jumping would take twice the shuffles.
+    // Without the table, match.any's answer tells; with it, a shuffle and a vote ask first. The
+    // four steps' tests are issued together to overlap their latency.
 #pragma unroll
-    for (int u = 0; u < kWarpOrderedUnroll; ++u) same[u] = l[u] == __shfl_sync(0xffffffffu, l[u], 0);
+    for (int u = 0; u < kWarpOrderedUnroll; ++u) {
+      if constexpr (kTable) {
+        same[u] = l[u] == __shfl_sync(0xffffffffu, l[u], 0);
+      } else {
+        peers[u] = __match_any_sync(0xffffffffu, l[u]);
+        same[u] = peers[u] == 0xffffffffu;
+      }
+    }
 #pragma unroll
     for (int u = 0; u < kWarpOrderedUnroll; ++u) same[u] = __all_sync(0xffffffffu, same[u]);
 #pragma unroll
@@ -86,7 +89,8 @@ __global__ void __launch_bounds__(1024) warp_ordered_kernel(const std::uint32_t*
         x[u] = warp_ordered_fold<Op>(v[u]);
         last[u] = lane == 31;
       } else {
-        x[u] = warp_group_fold_peers<Op>(warp_peers<kTable>(l[u], table), v[u], last[u]);
+        if constexpr (kTable) peers[u] = table_peers(l[u], table);
+        x[u] = warp_group_fold_peers<Op>(peers[u], v[u], last[u]);
       }
     }
 #pragma unroll

@@ -122,28 +122,6 @@ constexpr bool native_shared_atomic() {
   return !has_own_atomic<Op>::value && sizeof(T) == 4 && std::is_integral_v<T>;
 }
 
-// Lanes of a warp holding equal keys (`peers`: the lanes of this lane's group, itself included)
-// fold their values in lane order by pointer jumping: returns the fold of this lane's group up to
-// and including this lane, and sets `last` where the lane is its group's last (so its fold is the
-// group's, in input order: exact for non-commutative operators). Every lane of the warp must call it.
-template <class Op>
-__device__ __forceinline__ typename Op::value_type warp_group_fold_peers(unsigned peers, typename Op::value_type x, bool& last) {
-  const int lane = threadIdx.x & 31;
-  const unsigned below = (1u << lane) - 1u, above = ~((2u << lane) - 1u);  // 2u << 31 wraps to 0: nothing above lane 31
-  int pred = (peers & below) ? 31 - __clz(peers & below) : -1;
-  const int size = __reduce_max_sync(0xffffffffu, unsigned(__popc(peers)));
-  // Inclusive scan of each group in lane order: after round k every lane holds the fold of up to
-  // 2^k consecutive group members ending at itself.
-  for (int d = 1; d < size; d *= 2) {
-    const int src = pred < 0 ? lane : pred;
-    const auto px = shfl(x, src);
-    const int pp = __shfl_sync(0xffffffffu, pred, src);
-    if (pred >= 0) x = Op::apply(px, x), pred = pp;
-  }
-  last = (peers & above) == 0;
-  return x;
-}
-
 // The fold of the warp's 32 values in lane order, in lane 31 (an up-sweep: half the shuffles of
 // pointer jumping over one group of 32, for warps whose labels are all equal).
 template <class Op>
@@ -154,6 +132,33 @@ __device__ __forceinline__ typename Op::value_type warp_ordered_fold(typename Op
     const auto left = shfl_up(x, off);
     if ((lane & (2 * off - 1)) == 2 * off - 1) x = Op::apply(left, x);
   }
+  return x;
+}
+
+// Lanes of a warp holding equal keys (`peers`: the lanes of this lane's group, itself included)
+// fold their values in lane order, and `last` is set where the lane is its group's last: that
+// lane returns the group's fold, in input order (exact for non-commutative operators); other lanes
+// return partial folds. Pointer jumping, or an up-sweep where one group holds the whole warp
+// (degenerate labels, long runs: half the shuffles). Every lane of the warp must call it.
+template <class Op>
+__device__ __forceinline__ typename Op::value_type warp_group_fold_peers(unsigned peers, typename Op::value_type x, bool& last) {
+  const int lane = threadIdx.x & 31;
+  const unsigned below = (1u << lane) - 1u, above = ~((2u << lane) - 1u);  // 2u << 31 wraps to 0: nothing above lane 31
+  int pred = (peers & below) ? 31 - __clz(peers & below) : -1;
+  const int size = __reduce_max_sync(0xffffffffu, unsigned(__popc(peers)));
+  if (size == 32) {
+    last = lane == 31;
+    return warp_ordered_fold<Op>(x);
+  }
+  // Inclusive scan of each group in lane order: after round k every lane holds the fold of up to
+  // 2^k consecutive group members ending at itself.
+  for (int d = 1; d < size; d *= 2) {
+    const int src = pred < 0 ? lane : pred;
+    const auto px = shfl(x, src);
+    const int pp = __shfl_sync(0xffffffffu, pred, src);
+    if (pred >= 0) x = Op::apply(px, x), pred = pp;
+  }
+  last = (peers & above) == 0;
   return x;
 }
 

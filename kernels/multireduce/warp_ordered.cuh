@@ -65,33 +65,23 @@ __global__ void __launch_bounds__(1024) warp_ordered_kernel(const std::uint32_t*
     }
     // The steps' group folds touch no bucket, so all of them are issued before the first update:
     // their shuffle chains overlap instead of waiting on each other's updates.
-    bool last[kWarpOrderedUnroll], same[kWarpOrderedUnroll];
-    unsigned peers[kWarpOrderedUnroll];
+    bool last[kWarpOrderedUnroll];
     T x[kWarpOrderedUnroll];
-    // One label in the whole warp (degenerate input, long runs) is folded by an up-sweep, where 32
-    // OR's on one table word would serialise and pointer jumping would take twice the shuffles.
-    // Without the table, match.any's answer tells; with it, a shuffle and a vote ask first. The
-    // four steps' tests are issued together to overlap their latency.
+    if constexpr (kTable) {
+      // A warp of one label (degenerate input, long runs) would serialise 32 OR's on one table
+      // word: a shuffle and a vote ask first, for the four steps together to overlap their latency.
+      bool same[kWarpOrderedUnroll];
 #pragma unroll
-    for (int u = 0; u < kWarpOrderedUnroll; ++u) {
-      if constexpr (kTable) {
-        same[u] = l[u] == __shfl_sync(0xffffffffu, l[u], 0);
-      } else {
-        peers[u] = __match_any_sync(0xffffffffu, l[u]);
-        same[u] = peers[u] == 0xffffffffu;
-      }
-    }
+      for (int u = 0; u < kWarpOrderedUnroll; ++u) same[u] = l[u] == __shfl_sync(0xffffffffu, l[u], 0);
 #pragma unroll
-    for (int u = 0; u < kWarpOrderedUnroll; ++u) same[u] = __all_sync(0xffffffffu, same[u]);
+      for (int u = 0; u < kWarpOrderedUnroll; ++u) same[u] = __all_sync(0xffffffffu, same[u]);
 #pragma unroll
-    for (int u = 0; u < kWarpOrderedUnroll; ++u) {
-      if (same[u]) {
-        x[u] = warp_ordered_fold<Op>(v[u]);
-        last[u] = lane == 31;
-      } else {
-        if constexpr (kTable) peers[u] = table_peers(l[u], table);
-        x[u] = warp_group_fold_peers<Op>(peers[u], v[u], last[u]);
-      }
+      for (int u = 0; u < kWarpOrderedUnroll; ++u)
+        x[u] = warp_group_fold_peers<Op>(same[u] ? 0xffffffffu : table_peers(l[u], table), v[u], last[u]);
+    } else {
+      // match.any answers a one-label warp cheaply; the fold then takes an up-sweep.
+#pragma unroll
+      for (int u = 0; u < kWarpOrderedUnroll; ++u) x[u] = warp_group_fold<Op>(l[u], v[u], last[u]);
     }
 #pragma unroll
     for (int u = 0; u < kWarpOrderedUnroll; ++u) {

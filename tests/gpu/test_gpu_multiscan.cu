@@ -93,6 +93,13 @@ int main() {
     if (!quick && (op == "affine" || (op == "add" && type == "int32")))
       for (const auto& k : knobs)
         for (const auto& c : kKnobCases) jobs.push_back({c, op, type, k});
+    // register_scan's persistent blocks (m <= 16): many tiles a block, the last tile partial or
+    // whole (3 x 4096 inputs), and the register cap of three blocks per SM.
+    if (!quick) {
+      for (const LabelCase& c : std::vector<LabelCase>{{(1 << 21) + 3, 16, "uniform"}, {(1 << 20) + 5, 5, "zipf"}, {(1 << 20) + 1, 1, "degenerate"}, {3 * 4096, 2, "uniform"}})
+        jobs.push_back({c, op, type, {}});
+      for (std::int64_t b : {1, 3}) jobs.push_back({{(1 << 20) + 5, 9, "zipf"}, op, type, {{"blocks_per_sm", Value(b)}, {"mode", Value(std::string("inclusive"))}}});
+    }
   }
   if (!run_label_jobs(*study, jobs)) return test_summary("test_gpu_multiscan");  // the context is gone
   const std::set<std::string> names = gpu_variants(*study);

@@ -47,7 +47,7 @@ std::size_t regime_scratch(Regime r, std::int64_t n, std::uint32_t m, const Tuni
 template <class Op>
 void run_regime(Regime r, Ctx<Op>& c) {
   switch (r) {
-    case Regime::RegisterScan: return ms::register_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, c.stream);
+    case Regime::RegisterScan: return ms::register_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.stream);
     case Regime::SinglePass: return ms::single_pass<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, c.stream);
     case Regime::SortShared: return ms::sort_shared<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, c.stream);
     default: return ms::sort_global<Op>(c.labels, c.values, c.n, c.m, c.inclusive, false, c.out, c.scratch, c.scratch_bytes, c.stream);
@@ -114,7 +114,7 @@ void add_modern_variants(Defs<Op>& d) {
          {Output::Results, false},
          [](const auto& c) { return ms::register_scan_unsupported(c.n, c.m, sizeof(T)); },
          [](const auto& c) { return ms::register_scan_scratch_bytes<T>(c.n, c.m); },
-         [](Ctx<Op>& c) { ms::register_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, c.stream); }});
+         [](Ctx<Op>& c) { ms::register_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.stream); }});
   d.add({"relabel", VariantKind::Ours,
          "ours: the labels present are marked (one 4-byte read per input) and numbered densely by a scan of m flags; with at most "
          "1024 present, register_scan (one present) or single_pass over them reading each label through the map, else sort_global on the labels as given",

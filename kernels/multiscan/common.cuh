@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstdlib>
 
 #include "../common/cuda_check.cuh"
 #include "../multireduce/common.cuh"
@@ -39,6 +40,31 @@ __device__ void unstage(const multireduce::SegmentTransposer<S>& tr, const T* bu
     const std::int64_t pos = tr.position(step, i, seg, off);
     if (pos >= 0) dst[pos] = buf[seg * tr.stride + off];
   }
+}
+
+// Asks L2 for inputs [first, first + count) of `p` (clipped to n; the whole 16-byte pieces inside):
+// one bulk prefetch (sm_90's cp.async.bulk.prefetch.L2), nothing to wait for. The look-back
+// kernels call it for a tile about one block lifetime ahead, so that DRAM streams on while the
+// resident blocks wait in their look-backs, and a block's own loads then come from L2.
+template <class T>
+__device__ __forceinline__ void prefetch_l2(const T* p, std::int64_t first, std::int64_t count, std::int64_t n) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (first >= n) return;
+  const std::int64_t end = first + count < n ? first + count : n;
+  const unsigned long long a = (reinterpret_cast<unsigned long long>(p + first) + 15) & ~15ull;
+  const unsigned long long b = reinterpret_cast<unsigned long long>(p + end) & ~15ull;
+  if (b > a) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(a), "r"(unsigned(b - a)) : "memory");
+#endif
+}
+
+// The tile a look-back kernel asks L2 for, `ahead` tiles past its own: the tiles resident at once
+// times a factor (LP_MULTISCAN_LOOKAHEAD, default 1; 0: no prefetch).
+inline std::int64_t lookahead_tiles(int resident_per_sm) {
+  static const double factor = [] {
+    const char* e = std::getenv("LP_MULTISCAN_LOOKAHEAD");
+    return e ? std::atof(e) : 1.0;
+  }();
+  return std::int64_t(factor * multireduce::sm_count() * resident_per_sm);
 }
 
 // One 32-input step of a warp that scans its inputs in order: lanes with equal labels (match.any)

@@ -110,7 +110,7 @@ bool relabel_single_pass(const std::uint32_t* labels, const typename Op::value_t
   // One label present: register_scan (0.44 against single_pass's 0.47 ms at m = 1 on the H100);
   // from two, single_pass (register_scan's tiles measured slower there, results/h100/issue15/).
   if (k == 1 && register_scan_unsupported(n, k, sizeof(T)).empty()) {
-    register_scan<Op>(labels, values, n, k, inclusive, out, base + l.single, Tuning{}, stream, map);
+    register_scan<Op>(labels, values, n, k, inclusive, out, base + l.single, stream, map);
     return true;
   }
   using namespace single_pass_detail;

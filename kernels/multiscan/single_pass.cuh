@@ -299,11 +299,13 @@ __device__ void exchange_prefix(std::int64_t tile, std::uint32_t m, const typena
 struct PlainLabels {
   const std::uint32_t* labels;
   __device__ __forceinline__ std::uint32_t operator()(std::int64_t i) const { return __ldg(labels + i); }
+  __device__ __forceinline__ const std::uint32_t* raw() const { return labels; }
 };
 struct MappedLabels {
   const std::uint32_t* labels;
   const std::uint32_t* map;  // m entries: a label's dense number
   __device__ __forceinline__ std::uint32_t operator()(std::int64_t i) const { return __ldg(map + __ldg(labels + i)); }
+  __device__ __forceinline__ const std::uint32_t* raw() const { return labels; }
 };
 
 // MINB = 1: up to 512 threads; MINB > 1: up to 256 threads and at least MINB resident blocks per
@@ -313,7 +315,8 @@ template <class Op, int ITEMS, int MINB, class Labels>
 __global__ void __launch_bounds__(MINB == 1 ? kMaxThreads : 256, MINB)
     single_pass_kernel(const Labels labels, const typename Op::value_type* __restrict__ values, std::int64_t n,
                        std::uint32_t m, bool inclusive, typename Op::value_type* __restrict__ out, unsigned* status,
-                       typename Op::value_type* aggregates, typename Op::value_type* prefixes, unsigned long long* words) {
+                       typename Op::value_type* aggregates, typename Op::value_type* prefixes, unsigned long long* words,
+                       std::int64_t ahead) {
   using T = typename Op::value_type;
   extern __shared__ __align__(16) unsigned char single_pass_smem[];
   const int warps = blockDim.x / 32, w = threadIdx.x / 32, lane = threadIdx.x & 31;
@@ -329,6 +332,11 @@ __global__ void __launch_bounds__(MINB == 1 ? kMaxThreads : 256, MINB)
   for (std::size_t i = threadIdx.x; i < std::size_t(warps + 1) * m; i += blockDim.x) sets[i] = Op::identity();
   __syncthreads();
   const std::int64_t tile = shared_word[0];
+  if (threadIdx.x == 0 && ahead > 0) {  // L2 lookahead (prefetch_l2)
+    const std::int64_t size = std::int64_t(blockDim.x) * ITEMS, f = (tile + ahead) * size;
+    prefetch_l2(labels.raw(), f, size, n);
+    prefetch_l2(values, f, size, n);
+  }
 
   // Local multiscan: warp w scans its ITEMS * 32 consecutive inputs in 32-input steps. (Doing all
   // steps' group scans first and then only the bucket chain in order measured slower: more
@@ -401,9 +409,9 @@ void launch(const Plan& p, Labels labels, const typename Op::value_type* values,
             typename Op::value_type* out, void* scratch, cudaStream_t stream) {
   const auto x = look_back_state<typename Op::value_type>(scratch, p.tiles, m, stream);
   auto run = [&](auto kernel) {
-    lp::allow_dynamic_shared(kernel, p.smem);
+    const std::int64_t ahead = lookahead_tiles(lp::max_active_blocks(reinterpret_cast<const void*>(kernel), p.threads, p.smem));
     kernel<<<static_cast<unsigned>(p.tiles), p.threads, p.smem, stream>>>(labels, values, n, m, inclusive, out, x.status, x.aggregates,
-                                                                          x.prefixes, x.words);
+                                                                          x.prefixes, x.words, ahead);
     LP_CUDA_LAUNCH("single_pass_kernel");
   };
   if constexpr (!std::is_same_v<Labels, PlainLabels>) {

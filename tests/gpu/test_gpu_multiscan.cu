@@ -93,8 +93,9 @@ int main() {
     if (!quick && (op == "affine" || (op == "add" && type == "int32")))
       for (const auto& k : knobs)
         for (const auto& c : kKnobCases) jobs.push_back({c, op, type, k});
-    // register_scan's persistent blocks (m <= 16): many tiles a block, the last tile partial or
-    // whole (3 x 4096 inputs), and the register cap of three blocks per SM.
+    // Small m at sizes of many tiles (register_scan's 4096-input tiles: the last one partial or
+    // whole), where the L2 lookahead (prefetch_l2) reaches past the end; single_pass capped at
+    // one and three blocks per SM there.
     if (!quick) {
       for (const LabelCase& c : std::vector<LabelCase>{{(1 << 21) + 3, 16, "uniform"}, {(1 << 20) + 5, 5, "zipf"}, {(1 << 20) + 1, 1, "degenerate"}, {3 * 4096, 2, "uniform"}})
         jobs.push_back({c, op, type, {}});

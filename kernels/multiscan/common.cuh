@@ -5,8 +5,8 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 
 #include "../common/cuda_check.cuh"
 #include "../multireduce/common.cuh"
@@ -44,8 +44,9 @@ __device__ void unstage(const multireduce::SegmentTransposer<S>& tr, const T* bu
 
 // Asks L2 for inputs [first, first + count) of `p` (clipped to n; the whole 16-byte pieces inside):
 // one bulk prefetch (sm_90's cp.async.bulk.prefetch.L2), nothing to wait for. The look-back
-// kernels call it for a tile about one block lifetime ahead, so that DRAM streams on while the
-// resident blocks wait in their look-backs, and a block's own loads then come from L2.
+// kernels (tiles numbered in the order blocks start) call it for a tile some way ahead of their
+// own, so that DRAM keeps streaming while resident blocks wait in their look-backs and the tile's
+// own loads later come from L2. Too far ahead, the lines are evicted before use (measured).
 template <class T>
 __device__ __forceinline__ void prefetch_l2(const T* p, std::int64_t first, std::int64_t count, std::int64_t n) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -57,14 +58,10 @@ __device__ __forceinline__ void prefetch_l2(const T* p, std::int64_t first, std:
 #endif
 }
 
-// The tile a look-back kernel asks L2 for, `ahead` tiles past its own: the tiles resident at once
-// times a factor (LP_MULTISCAN_LOOKAHEAD, default 1; 0: no prefetch).
-inline std::int64_t lookahead_tiles(int resident_per_sm) {
-  static const double factor = [] {
-    const char* e = std::getenv("LP_MULTISCAN_LOOKAHEAD");
-    return e ? std::atof(e) : 1.0;
-  }();
-  return std::int64_t(factor * multireduce::sm_count() * resident_per_sm);
+// The distance, in tiles, of a look-back kernel's L2 prefetch: a fraction of the tiles resident at
+// once (sm_count x blocks per SM), at least one.
+inline std::int64_t lookahead_tiles(int resident_per_sm, double fraction) {
+  return std::max<std::int64_t>(1, std::int64_t(fraction * multireduce::sm_count() * resident_per_sm));
 }
 
 // One 32-input step of a warp that scans its inputs in order: lanes with equal labels (match.any)

@@ -73,6 +73,12 @@ inline Plan plan(std::int64_t n, std::uint32_t m, std::size_t value_bytes, const
   return p;
 }
 
+// The L2 prefetch's distance as a fraction of the resident tiles (132 on the H100 at the default
+// one block per SM: 16 tiles, 2 MB ahead). Measured (results/h100/issue15/session5/): 3-9% faster
+// from m = 4 to 1024 at 1/8 (m = 256 degenerate 0.595 -> 0.544 ms), within 1.5% at m = 1; slower
+// at 1/4 and beyond (m = 1: 0.56 at 1/4, 0.62 at 1).
+constexpr double kLookahead = 0.125;
+
 // 4-byte values and m <= kPackedMaxM take the packed look-back (its words replace both vectors and
 // are cleared every run). Up to one chunk of 8 buckets: measured faster at m = 1 and 4 (0.55
 // against 0.59 ms), slower from m = 16 (0.66-0.77 against 0.57-0.60 ms; m = 256: 3.4 against 0.85).
@@ -409,7 +415,7 @@ void launch(const Plan& p, Labels labels, const typename Op::value_type* values,
             typename Op::value_type* out, void* scratch, cudaStream_t stream) {
   const auto x = look_back_state<typename Op::value_type>(scratch, p.tiles, m, stream);
   auto run = [&](auto kernel) {
-    const std::int64_t ahead = lookahead_tiles(lp::max_active_blocks(reinterpret_cast<const void*>(kernel), p.threads, p.smem));
+    const std::int64_t ahead = lookahead_tiles(lp::max_active_blocks(reinterpret_cast<const void*>(kernel), p.threads, p.smem), kLookahead);
     kernel<<<static_cast<unsigned>(p.tiles), p.threads, p.smem, stream>>>(labels, values, n, m, inclusive, out, x.status, x.aggregates,
                                                                           x.prefixes, x.words, ahead);
     LP_CUDA_LAUNCH("single_pass_kernel");

@@ -3,6 +3,7 @@
 #include "kernels/multireduce/global_atomics.cuh"
 #include "kernels/multireduce/label_look.cuh"
 #include "kernels/multireduce/partitioned.cuh"
+#include "kernels/multireduce/perbank.cuh"
 #include "kernels/multireduce/shared_privatized.cuh"
 #include "kernels/multireduce/sort_global.cuh"
 #include "kernels/multireduce/warp_ordered.cuh"
@@ -18,7 +19,7 @@ namespace {
 // chip, a cheap look at the labels (label_look.cuh). Below that, the kernels look at the labels
 // themselves at no extra pass: a warp of equal labels (or a thread's run of them) is reduced
 // before its one update, so degenerate, sorted and skewed inputs take the cheap path.
-enum class Regime { Shared, Cluster, GlobalAggregated, Partitioned, Sort, WarpOrdered, Look };
+enum class Regime { Shared, PerBank, Cluster, GlobalAggregated, Partitioned, Sort, WarpOrdered, Look };
 
 // The thresholds come from the H100 measurements (results/h100/multireduce_notes.md and
 // issue15/README.md): shared memory (up to 4 label windows) wins wherever it fits; beyond it,
@@ -28,10 +29,18 @@ enum class Regime { Shared, Cluster, GlobalAggregated, Partitioned, Sort, WarpOr
 // the high label bits and a reduce in shared-memory windows (partitioned) beats the cluster and a
 // full sort, except for 8-byte integers at m <= 2^18, whose cluster atomics are native (int64 zipf
 // 2^18: 1.06 ms against partitioned's 1.41, issue15/session3).
+// Adding 8-byte integers to few buckets, the thesis's per-bank sets (Alg 4.10, `perbank`) beat
+// shared_privatized where hot labels repeat: int64 zipf m = 16 0.284 ms against 0.322, uniform
+// 0.283 against 0.281, degenerate 0.281 against 0.273 (results/h100/multireduce_targets.json, 05f9835).
+constexpr std::uint32_t kPerBankInt64MaxM = 16;
+
 template <class Op>
 Regime choose(std::int64_t n, std::uint32_t m, const Tuning& t) {
   using T = typename Op::value_type;
   if constexpr (Op::commutative) {
+    if (std::is_same_v<Op, mr::Add<T>> && std::is_integral_v<T> && sizeof(T) == 8 && m <= kPerBankInt64MaxM &&
+        mr::perbank_unsupported(n, m, sizeof(T), t).empty())
+      return Regime::PerBank;
     if (mr::shared_privatized_plan<T>(n, m, t).copies > 0) return Regime::Shared;
     return Regime::Look;
   } else {
@@ -60,6 +69,7 @@ std::size_t scratch_for(Regime r, std::int64_t n, std::uint32_t m, const Tuning&
   using T = typename Op::value_type;
   if constexpr (Op::commutative) {
     if (r == Regime::Shared) return mr::shared_privatized_scratch_bytes<T>(n, m, t);
+    if (r == Regime::PerBank) return mr::perbank_scratch_bytes(n, m, t);
     if (r == Regime::Cluster) return mr::cluster_privatized_scratch_bytes<T>(m, mr::cluster_privatized_sets<Op>(m, t));
     if (r == Regime::Partitioned) return mr::partitioned_scratch_bytes<T>(n, m, t);
   } else {
@@ -81,6 +91,7 @@ void run_regime(Regime r, Ctx<Op>& c) {
   if (r == Regime::Look) r = after_look<Op>(mr::look_at_labels(c.labels, c.n, c.stream), c.m, c.tune);
   if constexpr (Op::commutative) {
     if (r == Regime::Shared) return mr::shared_privatized<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream);
+    if (r == Regime::PerBank) return mr::perbank<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream);
     if (r == Regime::Cluster) return mr::cluster_privatized<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream);
     if (r == Regime::GlobalAggregated) return mr::global_atomics<Op, true>(c.labels, c.values, c.n, c.m, c.out, c.stream);
     if (r == Regime::Partitioned)
@@ -99,7 +110,7 @@ void add_modern_variants(Defs<Op>& d) {
   using harness::VariantKind;
   using T = typename Op::value_type;
   d.add({"auto", VariantKind::Ours,
-         "ours: picks by operator, value size, m and (beyond shared memory) a look at 8 K labels among shared_privatized, aggregated global atomics, partitioned, cluster_privatized (int64 to 2^18), sort_global and warp_ordered",
+         "ours: picks by operator, value size, m and (beyond shared memory) a look at 8 K labels among shared_privatized, perbank (int64 add to m = 16), aggregated global atomics, partitioned, cluster_privatized (int64 to 2^18), sort_global and warp_ordered",
          {false, Output::Buckets},
          [](const auto& c) {
            return c.n > (std::int64_t(1) << 31) - 1 ? std::string("sort_global counts in int") : std::string();

@@ -29,16 +29,19 @@ enum class Regime { Shared, PerBank, Cluster, GlobalAggregated, Partitioned, Sor
 // the high label bits and a reduce in shared-memory windows (partitioned) beats the cluster and a
 // full sort, except for 8-byte integers at m <= 2^18, whose cluster atomics are native (int64 zipf
 // 2^18: 1.06 ms against partitioned's 1.41, issue15/session3).
-// Adding 8-byte integers to few buckets, the thesis's per-bank sets (Alg 4.10, `perbank`) beat
-// shared_privatized where hot labels repeat: int64 zipf m = 16 0.284 ms against 0.322, uniform
-// 0.283 against 0.281, degenerate 0.281 against 0.273 (results/h100/multireduce_targets.json, 05f9835).
-constexpr std::uint32_t kPerBankInt64MaxM = 16;
+// Adding 8-byte integers to 2..16 buckets, the thesis's per-bank sets (Alg 4.10, `perbank`) beat
+// shared_privatized, whose 64-bit shared atomics slow down there: n = 2^26 on the H100
+// (results/h100/issue15/session5/probe_int64_perbank_df5df16.json) perbank 0.28-0.29 ms at every
+// m and distribution, shared_privatized 0.47/0.54 (uniform/zipf) at m = 2, 0.34/0.43 at 4,
+// 0.28/0.36 at 8, 0.28/0.32 at 16, and 0.27 where labels are all equal (m = 1, degenerate: 3-4%
+// ahead of perbank's 0.28). From m = 32 the two are within 3.5%.
+constexpr std::uint32_t kPerBankInt64MinM = 2, kPerBankInt64MaxM = 16;
 
 template <class Op>
 Regime choose(std::int64_t n, std::uint32_t m, const Tuning& t) {
   using T = typename Op::value_type;
   if constexpr (Op::commutative) {
-    if (std::is_same_v<Op, mr::Add<T>> && std::is_integral_v<T> && sizeof(T) == 8 && m <= kPerBankInt64MaxM &&
+    if (std::is_same_v<Op, mr::Add<T>> && std::is_integral_v<T> && sizeof(T) == 8 && m >= kPerBankInt64MinM && m <= kPerBankInt64MaxM &&
         mr::perbank_unsupported(n, m, sizeof(T), t).empty())
       return Regime::PerBank;
     if (mr::shared_privatized_plan<T>(n, m, t).copies > 0) return Regime::Shared;
@@ -110,7 +113,7 @@ void add_modern_variants(Defs<Op>& d) {
   using harness::VariantKind;
   using T = typename Op::value_type;
   d.add({"auto", VariantKind::Ours,
-         "ours: picks by operator, value size, m and (beyond shared memory) a look at 8 K labels among shared_privatized, perbank (int64 add to m = 16), aggregated global atomics, partitioned, cluster_privatized (int64 to 2^18), sort_global and warp_ordered",
+         "ours: picks by operator, value size, m and (beyond shared memory) a look at 8 K labels among shared_privatized, perbank (int64 add, m = 2..16), aggregated global atomics, partitioned, cluster_privatized (int64 to 2^18), sort_global and warp_ordered",
          {false, Output::Buckets},
          [](const auto& c) {
            return c.n > (std::int64_t(1) << 31) - 1 ? std::string("sort_global counts in int") : std::string();

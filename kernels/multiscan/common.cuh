@@ -58,6 +58,17 @@ __device__ __forceinline__ void prefetch_l2(const T* p, std::int64_t first, std:
 #endif
 }
 
+// A look-back kernel's L2 lookahead, by thread 0: the labels and values of the tile `ahead` tiles
+// past `tile` (tiles of `size` inputs).
+template <class T>
+__device__ __forceinline__ void prefetch_tile_l2(const std::uint32_t* labels, const T* values, std::int64_t tile, std::int64_t ahead,
+                                                 std::int64_t size, std::int64_t n) {
+  if (threadIdx.x != 0 || ahead <= 0) return;
+  const std::int64_t first = (tile + ahead) * size;
+  prefetch_l2(labels, first, size, n);
+  prefetch_l2(values, first, size, n);
+}
+
 // The distance, in tiles, of a look-back kernel's L2 prefetch: a fraction of the tiles resident at
 // once (sm_count x blocks per SM), at least one.
 inline std::int64_t lookahead_tiles(int resident_per_sm, double fraction) {

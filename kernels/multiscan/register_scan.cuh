@@ -92,11 +92,7 @@ __global__ void __launch_bounds__(kThreads) register_scan_kernel(const std::uint
   if (threadIdx.x < M) pre[threadIdx.x] = Op::identity();
   __syncthreads();
   const std::int64_t tile = shared_word[0];
-  if (threadIdx.x == 0 && ahead > 0) {
-    const std::int64_t f = (tile + ahead) * kThreads * ITEMS;
-    prefetch_l2(labels, f, std::int64_t(kThreads) * ITEMS, n);
-    prefetch_l2(values, f, std::int64_t(kThreads) * ITEMS, n);
-  }
+  prefetch_tile_l2(labels, values, tile, ahead, std::int64_t(kThreads) * ITEMS, n);
   const std::int64_t start = (tile * kThreads + threadIdx.x) * ITEMS;
 
   std::uint32_t l[ITEMS];

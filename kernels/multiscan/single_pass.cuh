@@ -338,11 +338,7 @@ __global__ void __launch_bounds__(MINB == 1 ? kMaxThreads : 256, MINB)
   for (std::size_t i = threadIdx.x; i < std::size_t(warps + 1) * m; i += blockDim.x) sets[i] = Op::identity();
   __syncthreads();
   const std::int64_t tile = shared_word[0];
-  if (threadIdx.x == 0 && ahead > 0) {  // L2 lookahead (prefetch_l2)
-    const std::int64_t size = std::int64_t(blockDim.x) * ITEMS, f = (tile + ahead) * size;
-    prefetch_l2(labels.raw(), f, size, n);
-    prefetch_l2(values, f, size, n);
-  }
+  prefetch_tile_l2(labels.raw(), values, tile, ahead, std::int64_t(blockDim.x) * ITEMS, n);
 
   // Local multiscan: warp w scans its ITEMS * 32 consecutive inputs in 32-input steps. (Doing all
   // steps' group scans first and then only the bucket chain in order measured slower: more

@@ -1,8 +1,8 @@
 // Beyond the thesis, for non-commutative operators: each warp folds a contiguous chunk of the
 // input in order into its own bucket set in shared memory; within a 32-input step, lanes with equal
 // labels (found by match.any for m < 64, by a per-warp table of lane masks from there) combine in
-// lane order by pointer jumping, and only the group's last lane touches the bucket. The per-thread sets of Alg 4.8/Fig 4.13 become per-warp sets, so 32x
-// fewer sets and coalesced, untransposed loads. Block sets and then blocks fold in chunk order
+// lane order by pointer jumping, and only the group's last lane touches the bucket. The per-thread
+// sets of Alg 4.8/Fig 4.13 become per-warp sets, so 32x fewer sets and coalesced, untransposed loads. Block sets and then blocks fold in chunk order
 // (Fig 4.2's final reduction).
 #pragma once
 #include "common.cuh"
@@ -42,12 +42,12 @@ __global__ void __launch_bounds__(1024) warp_ordered_kernel(const std::uint32_t*
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* sets = reinterpret_cast<T*>(smem_raw);
   const int warps = blockDim.x / 32, w = threadIdx.x / 32, lane = threadIdx.x & 31;
-  unsigned* table = reinterpret_cast<unsigned*>(sets + std::int64_t(warps) * m) + (kTable ? std::int64_t(w) * m : 0);
+  // kTable: the warps' lane-mask tables follow the sets (unused otherwise).
+  unsigned* const tables = reinterpret_cast<unsigned*>(sets + std::int64_t(warps) * m);
+  unsigned* const table = tables + std::int64_t(w) * m;
   for (std::int64_t i = threadIdx.x; i < std::int64_t(warps) * m; i += blockDim.x) sets[i] = Op::identity();
-  if constexpr (kTable) {
-    unsigned* tables = reinterpret_cast<unsigned*>(sets + std::int64_t(warps) * m);
+  if constexpr (kTable)
     for (std::int64_t i = threadIdx.x; i < std::int64_t(warps) * m; i += blockDim.x) tables[i] = 0;
-  }
   __syncthreads();
 
   T* mine = sets + std::int64_t(w) * m;

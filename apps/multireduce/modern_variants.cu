@@ -2,6 +2,7 @@
 #include "kernels/multireduce/cluster_privatized.cuh"
 #include "kernels/multireduce/global_atomics.cuh"
 #include "kernels/multireduce/label_look.cuh"
+#include "kernels/multireduce/last_position.cuh"
 #include "kernels/multireduce/partitioned.cuh"
 #include "kernels/multireduce/perbank.cuh"
 #include "kernels/multireduce/shared_privatized.cuh"
@@ -19,7 +20,7 @@ namespace {
 // chip, a cheap look at the labels (label_look.cuh). Below that, the kernels look at the labels
 // themselves at no extra pass: a warp of equal labels (or a thread's run of them) is reduced
 // before its one update, so degenerate, sorted and skewed inputs take the cheap path.
-enum class Regime { Shared, PerBank, Cluster, GlobalAggregated, Partitioned, Sort, WarpOrdered, Look };
+enum class Regime { Shared, PerBank, Cluster, GlobalAggregated, Partitioned, Sort, WarpOrdered, LastPosition, Look };
 
 // The thresholds come from the H100 measurements (results/h100/multireduce_notes.md and
 // issue15/README.md): shared memory (up to 4 label windows) wins wherever it fits; beyond it,
@@ -47,6 +48,10 @@ Regime choose(std::int64_t n, std::uint32_t m, const Tuning& t) {
     if (mr::shared_privatized_plan<T>(n, m, t).copies > 0) return Regime::Shared;
     return Regime::Look;
   } else {
+    // "last" is a max of positions (last_position.cuh): commutative, so shared_privatized's speed
+    // where its position set fits (n = 2^26, m = 16..256: 0.31-0.38 ms in warp_ordered).
+    if constexpr (std::is_same_v<Op, mr::Last>)
+      if (mr::last_position_unsupported(n, m, t).empty()) return Regime::LastPosition;
     if (m <= 4096 && mr::warp_ordered_plan<Op>(n, m, t).smem > 0) return Regime::WarpOrdered;
     return Regime::Sort;
   }
@@ -78,6 +83,7 @@ std::size_t scratch_for(Regime r, std::int64_t n, std::uint32_t m, const Tuning&
   } else {
     if (r == Regime::WarpOrdered) return mr::warp_ordered_scratch_bytes<Op>(n, m, t);
   }
+  if (r == Regime::LastPosition) return mr::last_position_scratch_bytes(n, m, t);
   if (r == Regime::Sort) return mr::sort_global_scratch_bytes<Op>(n, m, t);
   if (r == Regime::Look) {  // any of the regimes the look may pick (commutative operators only look)
     if constexpr (Op::commutative) {
@@ -101,6 +107,8 @@ void run_regime(Regime r, Ctx<Op>& c) {
       return mr::partitioned<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream);
   } else {
     if (r == Regime::WarpOrdered) return mr::warp_ordered<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream);
+    if constexpr (std::is_same_v<Op, mr::Last>)
+      if (r == Regime::LastPosition) return mr::last_position(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream);
   }
   if (r == Regime::Sort) return mr::sort_global<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream);
   throw std::logic_error("multireduce auto: no regime");
@@ -113,7 +121,7 @@ void add_modern_variants(Defs<Op>& d) {
   using harness::VariantKind;
   using T = typename Op::value_type;
   d.add({"auto", VariantKind::Ours,
-         "ours: picks by operator, value size, m and (beyond shared memory) a look at 8 K labels among shared_privatized, perbank (int64 add, m = 2..16), aggregated global atomics, partitioned, cluster_privatized (int64 to 2^18), sort_global and warp_ordered",
+         "ours: picks by operator, value size, m and (beyond shared memory) a look at 8 K labels among shared_privatized, perbank (int64 add, m = 2..16), aggregated global atomics, partitioned, cluster_privatized (int64 to 2^18), sort_global, warp_ordered and last_position (op last)",
          {false, Output::Buckets},
          [](const auto& c) {
            return c.n > (std::int64_t(1) << 31) - 1 ? std::string("sort_global counts in int") : std::string();
@@ -161,6 +169,22 @@ void add_modern_variants(Defs<Op>& d) {
          },
          [](const auto& c) { return mr::warp_ordered_scratch_bytes<Op>(c.n, c.m, c.tune); },
          [](Ctx<Op>& c) { mr::warp_ordered<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream); }});
+  d.add({"last_position", VariantKind::Ours,
+         "ours, op last only: the last writer of a bucket is its highest position, so a commutative max of positions (shared_privatized's kernel) and one gather per bucket",
+         {false, Output::Buckets},
+         [](const auto& c) {
+           if constexpr (std::is_same_v<Op, mr::Last>) return mr::last_position_unsupported(c.n, c.m, c.tune);
+           else return std::string("op 'last' only (a max of positions answers no other operator)");
+         },
+         [](const auto& c) {
+           if constexpr (std::is_same_v<Op, mr::Last>) return mr::last_position_scratch_bytes(c.n, c.m, c.tune);
+           else return std::size_t(0);
+         },
+         []() -> RunFn<Op> {  // instantiated for "last" alone, as commutative_only does for its variants
+           if constexpr (std::is_same_v<Op, mr::Last>)
+             return [](Ctx<Op>& c) { mr::last_position(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream); };
+           else return nullptr;
+         }()});
 }
 
 #define LP_X(Op) template void add_modern_variants<Op>(Defs<Op>&);

@@ -30,14 +30,15 @@ const Defs<Op>& table() {
   return t;
 }
 
-// Input values per operator (values.hpp), all ones for counting, and the input index for "last"
-// (the result names the last writer).
+// Input values per operator (values.hpp), all ones for counting, and for "last" a bijection of the
+// input index (the result names the last writer; not the index itself, so that a variant returning
+// positions for values fails). Indices < 2^31 keep bit 31 clear, so no value is the identity.
 template <class Op>
 std::vector<typename Op::value_type> make_values(std::int64_t n, bool ones, std::uint64_t seed) {
   using T = typename Op::value_type;
   std::vector<T> v(static_cast<std::size_t>(n));
   if constexpr (std::is_same_v<Op, multireduce::Last>) {
-    for (std::int64_t i = 0; i < n; ++i) v[i] = static_cast<std::int32_t>(i);
+    for (std::int64_t i = 0; i < n; ++i) v[i] = static_cast<std::int32_t>(std::uint32_t(i) ^ 0x2545f491u);
   } else {
     if constexpr (!std::is_same_v<T, Affine32>)
       if (ones) {

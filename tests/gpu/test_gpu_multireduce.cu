@@ -50,8 +50,9 @@ int main() {
       {{"threads", Value(std::int64_t(512))}, {"n_items", Value(std::int64_t(16))}, {"blocks_per_sm", Value(std::int64_t(1))}}};
   std::vector<std::pair<std::string, std::string>> ops = kOps;
   if (quick) {
-    // Under the sanitizers: a commutative 4-byte and a non-commutative 8-byte operator.
-    ops = {{"add", "int32"}, {"affine", "uint32x2"}};
+    // Under the sanitizers: a commutative 4-byte and a non-commutative 8-byte operator, float add
+    // (shared_privatized's per-thread sets) and last (last_position's positions and gather).
+    ops = {{"add", "int32"}, {"affine", "uint32x2"}, {"add", "float32"}, {"last", "int32"}};
   }
   std::vector<LabelJob> jobs;
   for (const auto& [op, type] : ops) {
@@ -66,6 +67,17 @@ int main() {
       const Value tight(std::int64_t(quick ? 32 : 16));
       jobs.push_back({{quick ? 70001 : 300007, (1 << 19) + 5, "zipf"}, op, type, {{"blocks_per_sm", tight}}});
       if (!quick) jobs.push_back({{(1 << 20) + 7, (1 << 20) + 3, "uniform"}, op, type, {{"blocks_per_sm", Value(std::int64_t(32))}}});
+    }
+    // Per-thread bucket sets (float32 and int64 add at small m) over many blocks, at 128 threads
+    // and at one block per SM; last over many blocks with runs and hot labels.
+    if ((op == "add" && type != "int32") || op == "last") {
+      const std::vector<LabelCase> small_m = {{(1 << 20) + 7, 16, "zipf"}, {(1 << 21) + 3, 7, "uniform"}, {300007, 2, "degenerate"}};
+      for (const auto& c : small_m) {
+        jobs.push_back({c, op, type, {}});
+        if (quick) break;
+        jobs.push_back({c, op, type, {{"threads", Value(std::int64_t(128))}}});
+        jobs.push_back({c, op, type, {{"blocks_per_sm", Value(std::int64_t(1))}}});
+      }
     }
     if (!quick && (op == "affine" || (op == "add" && type == "int32")))
       for (const auto& k : knobs)

@@ -49,7 +49,8 @@ Regime choose(std::int64_t n, std::uint32_t m, const Tuning& t) {
     return Regime::Look;
   } else {
     // "last" is a max of positions (last_position.cuh): commutative, so shared_privatized's speed
-    // where its position set fits (n = 2^26, m = 16..256: 0.31-0.38 ms in warp_ordered).
+    // where its position set fits. n = 2^26 on the H100 (issue15/session6): 0.192-0.194 ms at
+    // m = 16 and 256 against warp_ordered's 0.23-0.39, 0.20-0.21 against 0.73-1.03 at m = 4096.
     if constexpr (std::is_same_v<Op, mr::Last>)
       if (mr::last_position_unsupported(n, m, t).empty()) return Regime::LastPosition;
     if (m <= 4096 && mr::warp_ordered_plan<Op>(n, m, t).smem > 0) return Regime::WarpOrdered;

@@ -129,13 +129,30 @@ __global__ void __launch_bounds__(1024) block_privatized_kernel(const T* __restr
 
   const uint4* vec = reinterpret_cast<const uint4*>(samples);
   const std::int64_t n_vec = n / kPer, stride = std::int64_t(gridDim.x) * blockDim.x;
-  // Two 16-byte loads in flight per thread before any update.
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n_vec; i += 2 * stride) {
-    const uint4 a = __ldg(vec + i);
-    const bool has_b = i + stride < n_vec;
-    const uint4 b = has_b ? __ldg(vec + i + stride) : uint4{};
-    bin_vec(a);
-    if (has_b) bin_vec(b);
+  // Two 16-byte loads in flight per thread before any update. With 16-bit counters the next step's
+  // two are issued before this step's updates as well: their returning atomics (half_add) made each
+  // step wait on its updates before its successor's loads left, with one 1024-thread block per SM
+  // (128 KiB of counters) to hide it. Elsewhere the 12 more registers would cost the second block.
+  std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
+  if constexpr (kHalf) {
+    bool has_a = i < n_vec, has_b = i + stride < n_vec;
+    uint4 a = has_a ? __ldg(vec + i) : uint4{}, b = has_b ? __ldg(vec + i + stride) : uint4{};
+    while (has_a) {
+      const std::int64_t j = i + 2 * stride;
+      const bool has_c = j < n_vec, has_d = j + stride < n_vec;
+      const uint4 c = has_c ? __ldg(vec + j) : uint4{}, d = has_d ? __ldg(vec + j + stride) : uint4{};
+      bin_vec(a);
+      if (has_b) bin_vec(b);
+      a = c, b = d, has_a = has_c, has_b = has_d, i = j;
+    }
+  } else {
+    for (; i < n_vec; i += 2 * stride) {
+      const uint4 a = __ldg(vec + i);
+      const bool has_b = i + stride < n_vec;
+      const uint4 b = has_b ? __ldg(vec + i + stride) : uint4{};
+      bin_vec(a);
+      if (has_b) bin_vec(b);
+    }
   }
   // The n mod kPer tail samples: block 0, one thread each.
   if (blockIdx.x == 0 && threadIdx.x < n - n_vec * kPer) add(std::uint32_t(samples[n_vec * kPer + threadIdx.x]), 1u);

@@ -17,7 +17,6 @@ struct SharedPrivatizedPlan {
   int blocks = 0;          // a multiple of P
   std::size_t smem = 0;    // bytes per block
   bool partials = false;   // flush through set-major partials (+ reduce_columns) instead of atomics
-  std::size_t budget = 0;  // shared memory a block may take at this occupancy
 };
 
 constexpr int kMaxParts = 4;  // beyond 4 windows the repeated reads cost more than L2 atomics
@@ -43,27 +42,8 @@ SharedPrivatizedPlan shared_privatized_plan(std::int64_t n, std::uint32_t m, con
   p.blocks = grid_for(ceil_div(n, 4), p.threads, per_sm) / p.parts * p.parts;
   if (p.blocks == 0) p.blocks = p.parts;
   p.smem = p.copies * set;
-  p.budget = budget;
   p.partials = p.parts > 1 || std::int64_t(p.blocks) * m > (std::int64_t(1) << 17);
   return p;
-}
-
-// 4-byte operators with no native shared atomic (float add) pay a compare-and-swap loop a update,
-// retried one lane at a time where warps meet on a hot bucket (n = 2^26 float32 add, zipf labels,
-// m = 16: 91.8% of the copy ceiling against int32's 94.6%). Where every thread's own bucket set
-// fits at the same occupancy, threads update their own set with a plain load and store: no atomic,
-// no retry. The per-thread sets are bucket-major (thread t's copy of bucket b at b * threads + t),
-// so a warp's 32 lanes always hit 32 banks. The kernel is held to the 32 registers two blocks of
-// 1024 threads allow; 8-byte values would spill there (96 bytes a thread), so they keep the atomics.
-template <class Op>
-constexpr bool per_thread_capable() {
-  return !native_shared_atomic<Op>() && !has_own_atomic<Op>::value && sizeof(typename Op::value_type) == 4;
-}
-
-template <class Op>
-bool shared_privatized_per_thread(const SharedPrivatizedPlan& p) {
-  return per_thread_capable<Op>() && p.copies > 0 && p.parts == 1 &&
-         std::size_t(p.threads) * p.span * sizeof(typename Op::value_type) <= p.budget;
 }
 
 template <class T>
@@ -73,18 +53,10 @@ std::size_t shared_privatized_scratch_bytes(std::int64_t n, std::uint32_t m, con
 }
 
 // `local` is the label minus the window's first label; outside the window (wrapped above span)
-// the input belongs to another block. R copies of each bucket, or (R = kPerThread) one per thread,
-// which then needs no atomic (held to 32 registers: two blocks of 1024 threads an SM).
-constexpr int kPerThread = 0;
-
+// the input belongs to another block.
 template <class Op, int R>
 __device__ __forceinline__ void privatized_update(typename Op::value_type* sb, std::uint32_t local, typename Op::value_type v, int copy) {
-  if constexpr (R == kPerThread) {
-    auto* p = sb + (local * blockDim.x + copy);  // 32-bit: a block's sets are < 2^32 elements
-    *p = Op::apply(*p, v);
-  } else {
-    atomic_apply<Op>(sb + std::size_t(local) * R + copy, v);
-  }
+  atomic_apply<Op>(sb + std::size_t(local) * R + copy, v);
 }
 
 // Lanes sharing a copy (R < 32) that update the same bucket in one instruction are serialised;
@@ -94,7 +66,7 @@ template <class Op, int R>
 __device__ __forceinline__ void privatized_warp_update(typename Op::value_type* sb, std::uint32_t local, typename Op::value_type v,
                                                        bool valid, int copy) {
   using T = typename Op::value_type;
-  if constexpr (R != kPerThread && R < 32) {
+  if constexpr (R < 32) {
     const std::uint32_t first = __shfl_sync(0xffffffffu, local, 0);
     if (__all_sync(0xffffffffu, valid && local == first)) {
 #pragma unroll
@@ -107,17 +79,16 @@ __device__ __forceinline__ void privatized_warp_update(typename Op::value_type* 
 }
 
 template <class Op, int R, bool kPartials, class Src>
-__global__ void __launch_bounds__(1024, R == kPerThread ? 2 : 1) shared_privatized_kernel(const Src src, std::int64_t n, std::uint32_t m, int parts,
+__global__ void __launch_bounds__(1024) shared_privatized_kernel(const Src src, std::int64_t n, std::uint32_t m, int parts,
                                                                  std::uint32_t span, typename Op::value_type* out,
                                                                  typename Op::value_type* partials) {
   using T = typename Op::value_type;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   T* sb = reinterpret_cast<T*>(smem_raw);
-  const int copies = R == kPerThread ? int(blockDim.x) : R;
-  for (std::int64_t i = threadIdx.x; i < std::int64_t(span) * copies; i += blockDim.x) sb[i] = Op::identity();
+  for (std::int64_t i = threadIdx.x; i < std::int64_t(span) * R; i += blockDim.x) sb[i] = Op::identity();
   __syncthreads();
 
-  const int lane = threadIdx.x & 31, copy = R == kPerThread ? int(threadIdx.x) : lane % R;
+  const int lane = threadIdx.x & 31, copy = lane % R;
   const std::uint32_t chunk = blockIdx.x / parts, lo = (blockIdx.x % parts) * span;
   const std::int64_t quads = n / 4;
   const std::int64_t warp = (chunk * std::int64_t(blockDim.x) + threadIdx.x) / 32;
@@ -155,29 +126,14 @@ __global__ void __launch_bounds__(1024, R == kPerThread ? 2 : 1) shared_privatiz
   }
   __syncthreads();
 
-  auto flush = [&](std::uint32_t b, T acc) {
+  for (std::uint32_t b = threadIdx.x; b < span && lo + b < m; b += blockDim.x) {
+    T acc = sb[std::size_t(b) * R];
+#pragma unroll 4
+    for (int r = 1; r < R; ++r) acc = Op::apply(acc, sb[std::size_t(b) * R + r]);
     if constexpr (kPartials)
       partials[std::int64_t(chunk) * m + lo + b] = acc;
     else if (!(acc == Op::identity()))  // untouched buckets need no atomic
       atomic_apply<Op>(out + b, acc);
-  };
-  if constexpr (R == kPerThread) {
-    // A warp a bucket: each lane folds every 32nd thread's copy, then the warp's shuffle tree
-    // (one thread folding a thousand copies would outlast the input pass).
-    for (std::uint32_t b = threadIdx.x / 32; b < span && lo + b < m; b += blockDim.x / 32) {
-      T acc = Op::identity();
-      for (int r = lane; r < copies; r += 32) acc = Op::apply(acc, sb[std::size_t(b) * copies + r]);
-#pragma unroll
-      for (int off = 16; off > 0; off /= 2) acc = Op::apply(acc, shfl_down(acc, off));
-      if (lane == 0) flush(b, acc);
-    }
-  } else {
-    for (std::uint32_t b = threadIdx.x; b < span && lo + b < m; b += blockDim.x) {
-      T acc = sb[std::size_t(b) * R];
-#pragma unroll 4
-      for (int r = 1; r < R; ++r) acc = Op::apply(acc, sb[std::size_t(b) * R + r]);
-      flush(b, acc);
-    }
   }
 }
 
@@ -185,12 +141,11 @@ template <class Op, int R, class Src>
 void shared_privatized_launch(const SharedPrivatizedPlan& p, const Src& src, std::int64_t n, std::uint32_t m,
                               typename Op::value_type* out, void* scratch, cudaStream_t s) {
   using T = typename Op::value_type;
-  const std::size_t smem = R == kPerThread ? std::size_t(p.threads) * p.span * sizeof(T) : p.smem;
   auto run = [&](auto kernel) {
     // Keyed on the kernel's address: the two instances (partials or not) share one type, and a
     // limit remembered per type once let one launch without its opt-in (issue 20).
-    lp::allow_dynamic_shared(kernel, smem);
-    kernel<<<p.blocks, p.threads, smem, s>>>(src, n, m, p.parts, p.span, out, static_cast<T*>(scratch));
+    lp::allow_dynamic_shared(kernel, p.smem);
+    kernel<<<p.blocks, p.threads, p.smem, s>>>(src, n, m, p.parts, p.span, out, static_cast<T*>(scratch));
     LP_CUDA_LAUNCH("shared_privatized_kernel");
   };
   if (p.partials) {
@@ -208,8 +163,6 @@ template <class Op, class Src>
 void shared_privatized(const Src& src, std::int64_t n, std::uint32_t m, typename Op::value_type* out, void* scratch, const Tuning& t,
                        cudaStream_t s) {
   const auto p = shared_privatized_plan<typename Op::value_type>(n, m, t);
-  if constexpr (per_thread_capable<Op>())
-    if (shared_privatized_per_thread<Op>(p)) return shared_privatized_launch<Op, kPerThread>(p, src, n, m, out, scratch, s);
   switch (p.copies) {
     case 32: return shared_privatized_launch<Op, 32>(p, src, n, m, out, scratch, s);
     case 16: return shared_privatized_launch<Op, 16>(p, src, n, m, out, scratch, s);

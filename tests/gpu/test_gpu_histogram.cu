@@ -81,6 +81,7 @@ int main() {
         if (!quick || bins != 1) cases.push_back({n, bins, "u32", in, "", {}});
   }
   cases.push_back({(1 << 20) + 3, 64, "u8", "degenerate", "", {}});
+  cases.push_back({(1 << 18) + 3, 65536, "u32", "zipf", "", {{"zipf_s", Value(3.0)}}});  // 16-bit counters, mixed warps
   if (!quick) {
     // Odd bin counts, and more than one cluster pass.
     cases.push_back({300007, 1000, "u32", "uniform", "", {}});
@@ -91,6 +92,9 @@ int main() {
     cases.push_back({(1 << 24) + 3, 65536, "u32", "degenerate", "", {}});
     cases.push_back({(1 << 24) + 3, 65535, "u32", "degenerate", "", {}});
     cases.push_back({(1 << 24) + 3, 65536, "u32", "zipf", "", {}});
+    // A hot bin (zipf 3: 83% of the samples) over 65536 per block in warps of mixed bins: the
+    // carries of the bundle path, whose four atomics are issued before their checks.
+    cases.push_back({(1 << 24) + 3, 65536, "u32", "zipf", "", {{"zipf_s", Value(3.0)}}});
     cases.push_back({300007, (1 << 17) + 3, "u32", "uniform", "", {}});
     cases.push_back({(1 << 22) + 1, (1 << 17) + 3, "u32", "degenerate", "", {}});
     // Knobs: every BankTRISH factor, block sizes, resident blocks (the thesis's 3), cluster sizes.

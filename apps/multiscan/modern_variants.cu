@@ -54,11 +54,25 @@ void run_regime(Regime r, Ctx<Op>& c) {
   }
 }
 
-// From m = 1024 up, where single_pass's m-vectors cost most and the sorts pay for every label bit,
+// From m = 256 up, where single_pass's m-vectors cost most and the sorts pay for every label bit,
 // `auto` first looks at the labels (label_look.cuh, a few microseconds): where most sampled warps
 // hold one label (runs: degenerate or sorted labels) it counts the labels present and relabels
-// them densely when at most 1024 occur (relabel.cuh).
-constexpr std::uint32_t kLookFromM = 1024;
+// them densely when at most 1024 occur (relabel.cuh). From 256 since the H100 default run at
+// ba3c2b4: degenerate m = 256, single_pass 0.55-0.57 ms against relabel's 0.52 (the look costs
+// 1-2% of single_pass's 0.80-0.88 ms on uniform and zipf labels there).
+constexpr std::uint32_t kLookFromM = 256;
+
+// Labels that do not repeat (uniform: the look's duplicates at the birthday bound) keep
+// single_pass past 1024 up to 4096, where the sorts' per-block bucket sets pay only on skew: H100
+// at ba3c2b4 and f6ddbf2, uniform m = 4096 single_pass 3.04-3.05 ms against sort_shared's
+// 3.18-3.26; zipf 2.98 against 2.43.
+constexpr std::uint32_t kSinglePassNoRepeatsMaxM = 4096;
+
+template <class Op>
+bool auto_may_single_pass_on_spread(std::int64_t n, std::uint32_t m, const Tuning& t) {
+  return m <= kSinglePassNoRepeatsMaxM && regime<Op>(n, m, t) == Regime::SortShared &&
+         ms::single_pass_unsupported(n, m, sizeof(typename Op::value_type), t).empty();
+}
 
 template <class Op>
 bool auto_may_relabel(std::int64_t n, std::uint32_t m) {
@@ -84,8 +98,9 @@ void add_modern_variants(Defs<Op>& d) {
   using harness::VariantKind;
   using T = typename Op::value_type;
   d.add({"auto", VariantKind::Ours,
-         "ours: register_scan at m = 1, single_pass up to 1024, sort_shared up to 2^16, sort_global beyond (by m); from m = 1024, labels in runs "
-         "(a look at 256 warps of labels) with at most 1024 present take relabel, and up to 2^18 labels that repeat (zipf) take sort_shared",
+         "ours: register_scan at m = 1, single_pass up to 1024, sort_shared up to 2^16, sort_global beyond (by m); from m = 256, labels in runs "
+         "(a look at 256 warps of labels) with at most 1024 present take relabel, up to 4096 labels that do not repeat keep single_pass, and up "
+         "to 2^18 labels that repeat (zipf) take sort_shared",
          {Output::Results, false},
          [](const auto& c) {
            return regime<Op>(c.n, c.m, c.tune) == Regime::SortGlobal ? ms::sort_global_unsupported(c.n) : std::string();
@@ -94,17 +109,20 @@ void add_modern_variants(Defs<Op>& d) {
            std::size_t bytes = regime_scratch<Op>(regime<Op>(c.n, c.m, c.tune), c.n, c.m, c.tune);
            if (auto_may_relabel<Op>(c.n, c.m)) bytes = std::max(bytes, ms::relabel_scratch_bytes<T>(c.n, c.m));
            if (auto_may_sort_shared_on_repeats<Op>(c.n, c.m, c.tune)) bytes = std::max(bytes, ms::sort_shared_scratch_bytes<Op>(c.n, c.m, c.tune));
+           if (auto_may_single_pass_on_spread<Op>(c.n, c.m, c.tune)) bytes = std::max(bytes, ms::single_pass_scratch_bytes<T>(c.n, c.m, c.tune));
            return bytes;
          },
          [](Ctx<Op>& c) {
            Regime r = regime<Op>(c.n, c.m, c.tune);
            const bool relabel = auto_may_relabel<Op>(c.n, c.m), repeats = auto_may_sort_shared_on_repeats<Op>(c.n, c.m, c.tune);
-           if (relabel || repeats) {
+           const bool spread = auto_may_single_pass_on_spread<Op>(c.n, c.m, c.tune);
+           if (relabel || repeats || spread) {
              const multireduce::LabelLook look = multireduce::look_at_labels(c.labels, c.n, c.stream);
              if (relabel && look.all_equal >= 0.5 &&
                  ms::relabel_single_pass<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.stream))
                return;
              if (repeats && look.repeats(c.m)) r = Regime::SortShared;
+             if (spread && !look.repeats(c.m)) r = Regime::SinglePass;
            }
            run_regime<Op>(r, c);
          }});

@@ -42,23 +42,15 @@ inline int copies_log2(std::uint32_t bins, Width w = Width::Full) {
 // to the high half, so the output gets 65536 for the low bin and -1 for the high one; a word that
 // passes 2^32 has lost 65536 of the high bin. The final flush then adds each half's field, and the
 // output ends exact whatever the order of the adds (every carry is seen by the one add that made it).
-// Split in two: the atomic (half_issue) and the carry check on its old value (half_carry), so that
-// a caller with several updates issues all their atomics before the first check waits on one.
-__device__ __forceinline__ std::uint32_t half_delta(std::uint32_t bin, std::uint32_t inc) { return (bin & 1u) ? inc << 16 : inc; }
-__device__ __forceinline__ std::uint32_t half_issue(std::uint32_t* word, std::uint32_t bin, std::uint32_t inc) {
-  return atomicAdd(word, half_delta(bin, inc));
-}
-__device__ __forceinline__ void half_carry(std::uint32_t old, std::uint32_t bin, std::uint32_t inc, std::uint32_t bins, std::uint32_t* out) {
-  const std::uint32_t delta = half_delta(bin, inc);
+__device__ __forceinline__ void half_add(std::uint32_t* word, std::uint32_t bin, std::uint32_t inc, std::uint32_t bins,
+                                         std::uint32_t* out) {
+  const std::uint32_t delta = (bin & 1u) ? inc << 16 : inc;
+  const std::uint32_t old = atomicAdd(word, delta);
   if (old + delta < old && (bin | 1u) < bins) atomicAdd(out + (bin | 1u), 65536u);
   if (!(bin & 1u) && (old & 0xffffu) + inc > 0xffffu) {
     atomicAdd(out + bin, 65536u);
     if (bin + 1 < bins) atomicAdd(out + bin + 1, 0xffffffffu);
   }
-}
-__device__ __forceinline__ void half_add(std::uint32_t* word, std::uint32_t bin, std::uint32_t inc, std::uint32_t bins,
-                                         std::uint32_t* out) {
-  half_carry(half_issue(word, bin, inc), bin, inc, bins, out);
 }
 
 // Applies a bundle (bundle4) with apply(index, inc). Where every active lane of the warp holds one
@@ -66,10 +58,8 @@ __device__ __forceinline__ void half_add(std::uint32_t* word, std::uint32_t bin,
 // and one lane applies the sum: 32 atomics on one address would be serialised. The lanes in
 // __activemask() are the ones executing this together, so the *_sync calls on that mask are safe
 // in the ragged last iteration of a grid-stride loop too.
-// apply_all(u) applies a whole bundle where the warp's updates differ (by default one apply a live
-// update).
-template <class Apply, class ApplyAll>
-__device__ __forceinline__ void apply_bundle_warp(const Bundle& u, Apply apply, ApplyAll apply_all) {
+template <class Apply>
+__device__ __forceinline__ void apply_bundle_warp(const Bundle& u, Apply apply) {
   const unsigned active = __activemask();
   const int leader = __ffs(active) - 1;
   const bool single = !u.live[1] && !u.live[2] && !u.live[3];
@@ -79,16 +69,9 @@ __device__ __forceinline__ void apply_bundle_warp(const Bundle& u, Apply apply, 
     if (int(threadIdx.x & 31) == leader) apply(first, total);
     return;
   }
-  apply_all(u);
-}
-
-template <class Apply>
-__device__ __forceinline__ void apply_bundle_warp(const Bundle& u, Apply apply) {
-  apply_bundle_warp(u, apply, [&](const Bundle& v) {
 #pragma unroll
-    for (int j = 0; j < 4; ++j)
-      if (v.live[j]) apply(v.index[j], v.inc[j]);
-  });
+  for (int j = 0; j < 4; ++j)
+    if (u.live[j]) apply(u.index[j], u.inc[j]);
 }
 
 // Copy c of bin b at b * R + c, and lane l uses copy l mod R: with R = 32 (256 bins) every lane has
@@ -134,18 +117,7 @@ __global__ void __launch_bounds__(1024) block_privatized_kernel(const T* __restr
       // where lanes share copies, to combine a warp that hits one bin.
       const std::uint32_t bin[4] = {v.x, v.y, v.z, v.w};
       const Bundle u = bundle4<32>(bin);
-      if constexpr (kHalf) {
-        // The bundle's four returning atomics in flight together, then their carry checks.
-        apply_bundle_warp(u, add, [&](const Bundle& v) {
-          std::uint32_t old[4];
-#pragma unroll
-          for (int j = 0; j < 4; ++j)
-            if (v.live[j]) old[j] = half_issue(mine + ((v.index[j] >> 1) << r_log2), v.index[j], v.inc[j]);
-#pragma unroll
-          for (int j = 0; j < 4; ++j)
-            if (v.live[j]) half_carry(old[j], v.index[j], v.inc[j], bins, out);
-        });
-      } else if (R < 32) {
+      if (R < 32) {
         apply_bundle_warp(u, add);
       } else {
 #pragma unroll

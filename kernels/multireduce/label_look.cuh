@@ -22,11 +22,18 @@ struct LabelLook {
   }
 };
 
-constexpr int kLookSamples = 256;
+constexpr int kLookSamples = 256, kLookThreads = 256, kLookBlocks = kLookSamples * 32 / kLookThreads;
 
-static __global__ void label_look_kernel(const std::uint32_t* __restrict__ labels, std::int64_t n, unsigned* counts) {
+// Each block counts its warps' answers in shared memory and writes the three counts straight into
+// pinned host memory (mapped under unified addressing): no memset before the kernel and no copy
+// after it, two stream operations fewer between the decision and the work it decides (at n = 2^26
+// and m = 2^20 on the H100 the look was 0.015 ms of auto's 0.24 with them).
+static __global__ void __launch_bounds__(kLookThreads) label_look_kernel(const std::uint32_t* __restrict__ labels, std::int64_t n,
+                                                                         unsigned* host_counts) {
+  __shared__ unsigned counts[3];
+  if (threadIdx.x < 3) counts[threadIdx.x] = 0;
+  __syncthreads();
   const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x & 31;
-  if (warp >= kLookSamples) return;  // whole warps leave together
   const std::int64_t start = n > 32 ? std::int64_t(warp) * (n - 32) / kLookSamples : 0;
   const bool valid = start + lane < n;
   const std::uint32_t l = valid ? labels[start + lane] : 0xffffffffu - lane;  // past the end: distinct
@@ -40,20 +47,22 @@ static __global__ void label_look_kernel(const std::uint32_t* __restrict__ label
     if (dup) atomicAdd(counts + 1, 1u);
     if (up) atomicAdd(counts + 2, 1u);
   }
+  __syncthreads();
+  if (threadIdx.x < 3) host_counts[blockIdx.x * 3 + threadIdx.x] = counts[threadIdx.x];
 }
 
-// Synchronises `s` (the decision is the host's). The three counters, on the device and pinned on
-// the host, are the launch cache's (pinned_words, device_words): no allocation in a timed run.
+// Synchronises `s` (the decision is the host's). The blocks' counts land in pinned host words, the
+// launch cache's (pinned_words): no allocation in a timed run.
 inline LabelLook look_at_labels(const std::uint32_t* labels, std::int64_t n, cudaStream_t s) {
   const void* owner = reinterpret_cast<const void*>(label_look_kernel);
-  unsigned* device_counts = lp::device_words(owner, 3);
-  unsigned* host_counts = lp::pinned_words(owner, 3);
-  LP_CUDA(cudaMemsetAsync(device_counts, 0, 3 * sizeof(unsigned), s));
-  label_look_kernel<<<kLookSamples * 32 / 256, 256, 0, s>>>(labels, n, device_counts);
+  unsigned* host_counts = lp::pinned_words(owner, 3 * kLookBlocks);
+  label_look_kernel<<<kLookBlocks, kLookThreads, 0, s>>>(labels, n, host_counts);
   LP_CUDA_LAUNCH("label_look_kernel");
-  LP_CUDA(cudaMemcpyAsync(host_counts, device_counts, 3 * sizeof(unsigned), cudaMemcpyDeviceToHost, s));
   LP_CUDA(cudaStreamSynchronize(s));
-  return {double(host_counts[0]) / kLookSamples, double(host_counts[1]) / kLookSamples, double(host_counts[2]) / kLookSamples};
+  unsigned total[3] = {0, 0, 0};
+  for (int b = 0; b < kLookBlocks; ++b)
+    for (int k = 0; k < 3; ++k) total[k] += host_counts[b * 3 + k];
+  return {double(total[0]) / kLookSamples, double(total[1]) / kLookSamples, double(total[2]) / kLookSamples};
 }
 
 }  // namespace lp::multireduce

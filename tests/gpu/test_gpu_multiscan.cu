@@ -100,6 +100,10 @@ int main() {
       for (const LabelCase& c : std::vector<LabelCase>{{(1 << 21) + 3, 16, "uniform"}, {(1 << 20) + 5, 5, "zipf"}, {(1 << 20) + 1, 1, "degenerate"}, {3 * 4096, 2, "uniform"}})
         jobs.push_back({c, op, type, {}});
       for (std::int64_t b : {1, 3}) jobs.push_back({{(1 << 20) + 5, 9, "zipf"}, op, type, {{"blocks_per_sm", Value(b)}, {"mode", Value(std::string("inclusive"))}}});
+      // auto's look from m = 256: runs relabelled below 1024, spread labels kept on single_pass
+      // from 1025 to 4096, skewed ones on sort_shared.
+      for (const LabelCase& c : std::vector<LabelCase>{{(1 << 20) + 3, 300, "degenerate"}, {(1 << 20) + 9, 3000, "uniform"}, {(1 << 19) + 3, 4096, "uniform"}, {(1 << 20) + 11, 2049, "zipf"}})
+        jobs.push_back({c, op, type, {}});
     }
   }
   if (!run_label_jobs(*study, jobs)) return test_summary("test_gpu_multiscan");  // the context is gone

@@ -133,7 +133,7 @@ void add_modern_variants(Defs<Op>& d) {
   using harness::VariantKind;
   using T = typename Op::value_type;
   d.add({"auto", VariantKind::Ours,
-         "ours: picks by operator, value size, m and (beyond shared memory) a look at 8 K labels among shared_privatized, perbank (int64 add, m = 2..16), aggregated global atomics, partitioned, cluster_privatized (int64 to 2^18), sort_global, warp_ordered and last_position (op last)",
+         "ours: picks by operator, value size, m and (beyond shared memory) a look at 8 K labels among shared_privatized, perbank (int64 add, m = 2..16), aggregated global atomics, partitioned, cluster_privatized (int64 to 2^18; warps of one label to 2^18), sort_global, warp_ordered and last_position (op last)",
          {false, Output::Buckets},
          [](const auto& c) {
            return c.n > (std::int64_t(1) << 31) - 1 ? std::string("sort_global counts in int") : std::string();

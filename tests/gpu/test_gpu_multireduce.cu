@@ -61,6 +61,8 @@ int main() {
     // Under the sanitizers too: labels beyond one shared-memory window (partitioned's sort, cut
     // and empty partitions; the look of auto).
     if (quick && op == "add") jobs.push_back({{70001, (1 << 16) + 5, "zipf"}, op, type, {}});
+    // Warps of one label past shared memory's four windows and within 2^18: auto's cluster.
+    if (op == "add") jobs.push_back({{(1 << 20) + 7, 250000, "degenerate"}, op, type, {}});
     // Small shared-memory budgets (blocks_per_sm 16/32) make partitioned cut its window into 4
     // slices at test sizes, as it does at m = 2^23..2^24 with the default budget.
     if (op == "add" && (!quick || type == "int32")) {

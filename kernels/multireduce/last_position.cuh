@@ -30,7 +30,7 @@ struct LastPositionSource {
 };
 
 // out[b] holds the last writer's position (or INT32_MIN); replace it by that writer's value.
-__global__ void last_position_gather_kernel(const std::int32_t* __restrict__ values, std::uint32_t m, std::int32_t* out) {
+static __global__ void last_position_gather_kernel(const std::int32_t* __restrict__ values, std::uint32_t m, std::int32_t* out) {
   for (std::int64_t b = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; b < m; b += std::int64_t(gridDim.x) * blockDim.x) {
     const std::int32_t at = out[b];
     out[b] = at == INT_MIN ? Last::identity() : __ldg(values + at);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "../multireduce/cluster_privatized.cuh"
+#include "../multireduce/label_look.cuh"
 #include "common.cuh"
 #include "multireduce_shared.cuh"
 
@@ -302,7 +303,15 @@ void histogram_auto(const T* samples, std::int64_t n, std::uint32_t bins, std::u
                     cudaStream_t s) {
   if constexpr (sizeof(T) == 4) {
     switch (auto_route(false, n, bins, t)) {
-      case AutoRoute::Windows: return multireduce_shared(samples, n, bins, out, scratch, t, s);
+      case AutoRoute::Windows:
+        // Where the windows would serve, samples in warps of one bin (degenerate input, long runs)
+        // go to the cluster: its remote atomics are then one a warp, and it reads the samples once
+        // where the windows read them up to four times (H100, n = 2^26, 2^17 bins, degenerate:
+        // cluster 0.114 ms, windows 0.182; issue15/session6/histogram_probe_ba3c2b4.json). One
+        // look at 8 K samples (label_look.cuh) decides, as the multireduce's auto does.
+        if (cluster_privatized_unsupported(false, bins, t).empty() && multireduce::look_at_labels(samples, n, s).all_equal >= 0.5)
+          return cluster_privatized(samples, n, bins, out, t, s);
+        return multireduce_shared(samples, n, bins, out, scratch, t, s);
       case AutoRoute::Cluster: return cluster_privatized(samples, n, bins, out, t, s);
       default: break;
     }

@@ -40,7 +40,7 @@ void add_modern_variants(Defs& d) {
 
   d.add({"auto", VariantKind::Ours,
          "ours: block_privatized while one copy of the bins fits a block (32-bit, then 16-bit counters), multireduce_shared up to 4 "
-         "label windows (cluster_privatized there where a look at 8 K samples finds warps of one bin), cluster_privatized above", {},
+         "label windows (cluster_privatized there where a look at 8 K samples finds one bin everywhere), cluster_privatized above", {},
          [](const auto& c) { return h::histogram_auto_unsupported(c.u8, c.n, c.bins, c.tune); },
          [](const auto& c) { return h::histogram_auto_scratch_bytes(c.u8, c.n, c.bins, c.tune); },
          [](Ctx& c) {

@@ -58,7 +58,7 @@ Regime choose(std::int64_t n, std::uint32_t m, const Tuning& t) {
   }
 }
 
-constexpr std::uint32_t kClusterAllEqualMaxM = 1u << 18;
+constexpr std::uint32_t kClusterOneLabelMaxM = 1u << 18;
 
 template <class Op>
 Regime after_look(const mr::LabelLook& look, std::uint32_t m, const Tuning& t) {
@@ -67,12 +67,14 @@ Regime after_look(const mr::LabelLook& look, std::uint32_t m, const Tuning& t) {
   // pairs: 8 or 12 bytes each) costs less: int32 2^23 atomics 1.49 ms, partitioned 1.02; int64 2^22
   // atomics 1.71, partitioned 1.95 (issue15/session3).
   const bool beyond_l2 = double(m) * sizeof(T) > (sizeof(T) <= 4 ? 0.5 : 0.75) * double(mr::l2_bytes());
-  // Warps of one label: every update is a warp's one atomic. A cluster's distributed shared memory
-  // answers them faster than L2 while one pass of it holds the buckets (n = 2^26 int32, degenerate
-  // labels, m = 2^18: 0.208-0.215 ms against aggregated global atomics' 0.219-0.220; at 2^20 0.46
-  // against 0.22); ascending labels spread a warp over 32 buckets and stay on global atomics
-  // (sorted 2^18: cluster 0.97 ms, aggregated 0.27).
-  if (look.all_equal >= 0.5 && m <= kClusterAllEqualMaxM && mr::native_shared_atomic<Op>()) {
+  // One label in every sampled warp (degenerate input): every update is a warp's one atomic on one
+  // bucket, which a cluster's distributed shared memory answers faster than L2 while one pass of it
+  // holds the buckets (n = 2^26 int32, m = 2^18: 0.208-0.215 ms against aggregated global atomics'
+  // 0.219-0.220; at 2^20 0.46 against 0.22). Runs of sorted labels, also one label a warp, stay on
+  // global atomics: they walk the cluster's slices one owner block at a time (sorted 2^18: cluster
+  // 0.95-0.97 ms, aggregated 0.27; issue15/session6/auto_large_m_4a79844.json, where auto took the
+  // cluster on all_equal alone).
+  if (look.one_label && m <= kClusterOneLabelMaxM && mr::native_shared_atomic<Op>()) {
     const auto p = mr::cluster_plan<T>(m, t);
     if (p.cluster > 0 && p.passes == 1) return Regime::Cluster;
   }
@@ -133,7 +135,7 @@ void add_modern_variants(Defs<Op>& d) {
   using harness::VariantKind;
   using T = typename Op::value_type;
   d.add({"auto", VariantKind::Ours,
-         "ours: picks by operator, value size, m and (beyond shared memory) a look at 8 K labels among shared_privatized, perbank (int64 add, m = 2..16), aggregated global atomics, partitioned, cluster_privatized (int64 to 2^18; warps of one label to 2^18), sort_global, warp_ordered and last_position (op last)",
+         "ours: picks by operator, value size, m and (beyond shared memory) a look at 8 K labels among shared_privatized, perbank (int64 add, m = 2..16), aggregated global atomics, partitioned, cluster_privatized (int64 to 2^18; one label everywhere to 2^18), sort_global, warp_ordered and last_position (op last)",
          {false, Output::Buckets},
          [](const auto& c) {
            return c.n > (std::int64_t(1) << 31) - 1 ? std::string("sort_global counts in int") : std::string();

@@ -304,12 +304,13 @@ void histogram_auto(const T* samples, std::int64_t n, std::uint32_t bins, std::u
   if constexpr (sizeof(T) == 4) {
     switch (auto_route(false, n, bins, t)) {
       case AutoRoute::Windows:
-        // Where the windows would serve, samples in warps of one bin (degenerate input, long runs)
-        // go to the cluster: its remote atomics are then one a warp, and it reads the samples once
-        // where the windows read them up to four times (H100, n = 2^26, 2^17 bins, degenerate:
-        // cluster 0.114 ms, windows 0.182; issue15/session6/histogram_probe_ba3c2b4.json). One
-        // look at 8 K samples (label_look.cuh) decides, as the multireduce's auto does.
-        if (cluster_privatized_unsupported(false, bins, t).empty() && multireduce::look_at_labels(samples, n, s).all_equal >= 0.5)
+        // Where the windows would serve, samples of one bin everywhere (degenerate input) go to the
+        // cluster: its remote atomics are then one a warp, and it reads the samples once where the
+        // windows read them up to four times (H100, n = 2^26, 2^17 bins, degenerate: cluster
+        // 0.114 ms, windows 0.182; issue15/session6/histogram_probe_ba3c2b4.json). One look at
+        // 8 K samples (label_look.cuh) decides, as the multireduce's auto does; sorted runs, which
+        // walk the cluster's slices one owner block at a time, are left to the windows.
+        if (cluster_privatized_unsupported(false, bins, t).empty() && multireduce::look_at_labels(samples, n, s).one_label)
           return cluster_privatized(samples, n, bins, out, t, s);
         return multireduce_shared(samples, n, bins, out, scratch, t, s);
       case AutoRoute::Cluster: return cluster_privatized(samples, n, bins, out, t, s);

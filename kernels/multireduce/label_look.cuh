@@ -13,6 +13,7 @@ struct LabelLook {
   double all_equal = 0;   // fraction of sampled warps whose 32 labels are one label
   double duplicates = 0;  // fraction of sampled warps with at least two equal labels
   double ascending = 0;   // fraction of sampled warps whose labels never decrease from lane to lane
+  bool one_label = false;  // every sampled warp holds one and the same label (degenerate input, not runs)
   // Labels repeat (skew) where the duplicates exceed what 32 uniform labels over m values show by
   // chance (the birthday bound 1 - prod(1 - i/m): 0.38 at m = 1024, 0.008 at 2^16) by a quarter.
   bool repeats(std::uint32_t m) const {
@@ -23,6 +24,7 @@ struct LabelLook {
 };
 
 constexpr int kLookSamples = 256, kLookThreads = 256, kLookBlocks = kLookSamples * 32 / kLookThreads;
+constexpr int kLookWords = 5;  // per block: all equal, duplicates, ascending, warps of the block's first label, that label
 
 // Each block counts its warps' answers in shared memory and writes the three counts straight into
 // pinned host memory (mapped under unified addressing): no memset before the kernel and no copy
@@ -30,8 +32,8 @@ constexpr int kLookSamples = 256, kLookThreads = 256, kLookBlocks = kLookSamples
 // and m = 2^20 on the H100 the look was 0.015 ms of auto's 0.24 with them).
 static __global__ void __launch_bounds__(kLookThreads) label_look_kernel(const std::uint32_t* __restrict__ labels, std::int64_t n,
                                                                          unsigned* host_counts) {
-  __shared__ unsigned counts[3];
-  if (threadIdx.x < 3) counts[threadIdx.x] = 0;
+  __shared__ unsigned counts[kLookWords];
+  if (threadIdx.x < kLookWords) counts[threadIdx.x] = 0;
   __syncthreads();
   const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x & 31;
   const std::int64_t start = n > 32 ? std::int64_t(warp) * (n - 32) / kLookSamples : 0;
@@ -42,27 +44,35 @@ static __global__ void __launch_bounds__(kLookThreads) label_look_kernel(const s
   const bool dup = __any_sync(0xffffffffu, __popc(peers) > 1);
   const std::uint32_t next = __shfl_down_sync(0xffffffffu, l, 1);
   const bool up = __all_sync(0xffffffffu, lane == 31 || !valid || next >= l);
+  if (threadIdx.x == 0) counts[4] = l;  // the block's first label
+  __syncthreads();
   if (lane == 0) {
     if (all) atomicAdd(counts, 1u);
     if (dup) atomicAdd(counts + 1, 1u);
     if (up) atomicAdd(counts + 2, 1u);
+    if (all && l == counts[4]) atomicAdd(counts + 3, 1u);
   }
   __syncthreads();
-  if (threadIdx.x < 3) host_counts[blockIdx.x * 3 + threadIdx.x] = counts[threadIdx.x];
+  if (threadIdx.x < kLookWords) host_counts[blockIdx.x * kLookWords + threadIdx.x] = counts[threadIdx.x];
 }
 
 // Synchronises `s` (the decision is the host's). The blocks' counts land in pinned host words, the
 // launch cache's (pinned_words): no allocation in a timed run.
 inline LabelLook look_at_labels(const std::uint32_t* labels, std::int64_t n, cudaStream_t s) {
   const void* owner = reinterpret_cast<const void*>(label_look_kernel);
-  unsigned* host_counts = lp::pinned_words(owner, 3 * kLookBlocks);
+  unsigned* host_counts = lp::pinned_words(owner, kLookWords * kLookBlocks);
   label_look_kernel<<<kLookBlocks, kLookThreads, 0, s>>>(labels, n, host_counts);
   LP_CUDA_LAUNCH("label_look_kernel");
   LP_CUDA(cudaStreamSynchronize(s));
-  unsigned total[3] = {0, 0, 0};
-  for (int b = 0; b < kLookBlocks; ++b)
-    for (int k = 0; k < 3; ++k) total[k] += host_counts[b * 3 + k];
-  return {double(total[0]) / kLookSamples, double(total[1]) / kLookSamples, double(total[2]) / kLookSamples};
+  unsigned total[4] = {0, 0, 0, 0};
+  bool same_first = true;
+  for (int b = 0; b < kLookBlocks; ++b) {
+    for (int k = 0; k < 4; ++k) total[k] += host_counts[b * kLookWords + k];
+    same_first = same_first && host_counts[b * kLookWords + 4] == host_counts[4];
+  }
+  LabelLook look{double(total[0]) / kLookSamples, double(total[1]) / kLookSamples, double(total[2]) / kLookSamples};
+  look.one_label = same_first && total[3] == kLookSamples;
+  return look;
 }
 
 }  // namespace lp::multireduce

@@ -2,8 +2,8 @@
 // input in order into its own bucket set in shared memory; within a 32-input step, lanes with equal
 // labels (found by match.any for m < 64, by a per-warp table of lane masks from there) combine in
 // lane order by pointer jumping, and only the group's last lane touches the bucket. The per-thread
-// sets of Alg 4.8/Fig 4.13 become per-warp sets, so 32x fewer sets and coalesced, untransposed loads. Block sets and then blocks fold in chunk order
-// (Fig 4.2's final reduction).
+// sets of Alg 4.8/Fig 4.13 become per-warp sets, so 32x fewer sets and coalesced, untransposed
+// loads. Block sets and then blocks fold in chunk order (Fig 4.2's final reduction).
 #pragma once
 #include "common.cuh"
 

@@ -411,6 +411,7 @@ void launch(const Plan& p, Labels labels, const typename Op::value_type* values,
             typename Op::value_type* out, void* scratch, cudaStream_t stream) {
   const auto x = look_back_state<typename Op::value_type>(scratch, p.tiles, m, stream);
   auto run = [&](auto kernel) {
+    lp::allow_dynamic_shared(kernel, p.smem);
     const std::int64_t ahead = lookahead_tiles(lp::max_active_blocks(reinterpret_cast<const void*>(kernel), p.threads, p.smem), kLookahead);
     kernel<<<static_cast<unsigned>(p.tiles), p.threads, p.smem, stream>>>(labels, values, n, m, inclusive, out, x.status, x.aggregates,
                                                                           x.prefixes, x.words, ahead);

@@ -94,7 +94,7 @@ int main() {
     cases.push_back({(1 << 24) + 3, 65535, "u32", "degenerate", "", {}});
     cases.push_back({(1 << 24) + 3, 65536, "u32", "zipf", "", {}});
     // A hot bin (zipf 3: 83% of the samples) over 65536 per block in warps of mixed bins: the
-    // carries of the bundle path, whose four atomics are issued before their checks.
+    // 16-bit counters' carries on the bundle path, not only on whole-warp sums.
     cases.push_back({(1 << 24) + 3, 65536, "u32", "zipf", "", {{"zipf_s", Value(3.0)}}});
     cases.push_back({300007, (1 << 17) + 3, "u32", "uniform", "", {}});
     cases.push_back({(1 << 22) + 1, (1 << 17) + 3, "u32", "degenerate", "", {}});

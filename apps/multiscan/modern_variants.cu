@@ -1,6 +1,7 @@
 // Beyond the thesis: the single-pass look-back multiscan for small and medium m, and `auto`, which
 // picks by m among it and the thesis's sort-based variants.
 #include "kernels/multireduce/label_look.cuh"
+#include "kernels/multiscan/partitioned.cuh"
 #include "kernels/multiscan/register_scan.cuh"
 #include "kernels/multiscan/relabel.cuh"
 #include "kernels/multiscan/single_pass.cuh"
@@ -126,6 +127,14 @@ void add_modern_variants(Defs<Op>& d) {
            }
            run_regime<Op>(r, c);
          }});
+  d.add({"partitioned", VariantKind::Ours,
+         "ours (large m): one stable partition pass by the top <= 8 label bits (per-tile digit counts, a scan, runs written through "
+         "shared memory), single_pass over the partitions at once with the low bits as labels (a partition starts its own tiles), "
+         "then every result gathered back to its input",
+         {Output::Results, false},
+         [](const auto& c) { return ms::partitioned_unsupported(c.n, c.m, sizeof(T), c.tune); },
+         [](const auto& c) { return ms::partitioned_scratch_bytes<T>(c.n, c.m, c.tune); },
+         [](Ctx<Op>& c) { ms::partitioned<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, c.stream); }});
   d.add({"register_scan", VariantKind::Ours,
          "ours (m <= 16): each thread multiscans 16 (8-byte values: 8) consecutive inputs with its bucket sums in registers, "
          "the block scans the m-vectors with shuffles, tiles of 256 threads exchange them through single_pass's look-back",

@@ -137,7 +137,7 @@ __global__ void __launch_bounds__(kThreads) register_scan_kernel(const std::uint
     agg[threadIdx.x] = a;
   }
   __syncthreads();
-  single_pass_detail::exchange_prefix<Op>(tile, m, agg, pre, status, aggregates, prefixes, words, shared_word);
+  single_pass_detail::exchange_prefix<Op>(tile, tile == 0, m, agg, pre, status, aggregates, prefixes, words, shared_word);
 
 #pragma unroll
   for (int b = 0; b < M; ++b) {

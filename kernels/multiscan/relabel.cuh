@@ -114,7 +114,7 @@ bool relabel_single_pass(const std::uint32_t* labels, const typename Op::value_t
     return true;
   }
   using namespace single_pass_detail;
-  launch<Op>(plan(n, k, sizeof(T), Tuning{}), MappedLabels{labels, map}, values, n, k, inclusive, out, base + l.single, stream);
+  launch<Op>(plan(n, k, sizeof(T), Tuning{}), MappedLabels{{labels}, map}, values, n, k, inclusive, out, base + l.single, stream);
   return true;
 }
 

@@ -228,33 +228,35 @@ __device__ void packed_look_back(unsigned long long* words, std::int64_t tile, s
 // inclusive prefix, and publishes its own inclusive prefix. `words` non-null: the packed words
 // (4-byte values, m <= kPackedMaxM); else status flags (status + 1) with the aggregate and prefix
 // vectors. Two words of `shared_word` are used. Ends with the block synchronised and `pre` final.
+// `first`: the tile starts a scan (tile 0, or the first tile of a segment of partitioned.cuh): it
+// publishes its aggregate as its inclusive prefix and does not look back.
 template <class Op>
-__device__ void exchange_prefix(std::int64_t tile, std::uint32_t m, const typename Op::value_type* agg, typename Op::value_type* pre,
+__device__ void exchange_prefix(std::int64_t tile, bool first, std::uint32_t m, const typename Op::value_type* agg, typename Op::value_type* pre,
                                 unsigned* status, typename Op::value_type* aggregates, typename Op::value_type* prefixes,
                                 unsigned long long* words, unsigned* shared_word) {
   using T = typename Op::value_type;
   unsigned* flags = status + 1;
   const int w = threadIdx.x / 32, lane = threadIdx.x & 31;
-  const unsigned own = tile == 0 ? kPrefix : kAggregate;
+  const unsigned own = first ? kPrefix : kAggregate;
   for (std::uint32_t b = threadIdx.x; b < m; b += blockDim.x) {
     if constexpr (sizeof(T) == 4)
       if (words) {
         store_word(words + tile * m + b, pack(own, agg[b]));
         continue;
       }
-    store_cg(tile == 0 ? prefixes + b : aggregates + tile * m + b, agg[b]);
+    store_cg((first ? prefixes : aggregates) + tile * m + b, agg[b]);
   }
   if (!words && threadIdx.x < m) __threadfence();  // this thread's vector stores are visible device-wide before the flag says so
   __syncthreads();
   if (!words && threadIdx.x == 0) cuda::atomic_ref<unsigned, cuda::thread_scope_device>(flags[tile]).store(own, cuda::memory_order_release);
 
   if constexpr (sizeof(T) == 4)
-    if (tile > 0 && words) {
+    if (!first && words) {
       packed_look_back<Op>(words, tile, m, pre);
       __syncthreads();
       for (std::uint32_t b = threadIdx.x; b < m; b += blockDim.x) store_word(words + tile * m + b, pack(kPrefix, Op::apply(pre[b], agg[b])));
     }
-  if (tile > 0 && !words) {
+  if (!first && !words) {
     // Decoupled look-back: warp 0 reads the flags of a window of 32 predecessors at once (CUB's
     // scheme); the block folds the window's vectors in front of the prefix, nearest first (each one
     // is prepended, so the order stays the input order), down to the nearest inclusive prefix.
@@ -301,17 +303,28 @@ __device__ void exchange_prefix(std::int64_t tile, std::uint32_t m, const typena
 }
 
 // How the kernel reads a label: straight from the array, or through a dense relabeling map
-// (relabel.cuh), which the look-back then sizes its vectors by.
+// (relabel.cuh), which the look-back then sizes its vectors by. One scan over [0, n): tile 0 starts
+// it, every tile's inputs end at n.
 struct PlainLabels {
   const std::uint32_t* labels;
   __device__ __forceinline__ std::uint32_t operator()(std::int64_t i) const { return __ldg(labels + i); }
   __device__ __forceinline__ const std::uint32_t* raw() const { return labels; }
+  __device__ __forceinline__ bool starts_scan(std::int64_t tile) const { return tile == 0; }
+  __device__ __forceinline__ std::int64_t end(std::int64_t, std::int64_t, std::int64_t n) const { return n; }
 };
-struct MappedLabels {
-  const std::uint32_t* labels;
+struct MappedLabels : PlainLabels {
   const std::uint32_t* map;  // m entries: a label's dense number
   __device__ __forceinline__ std::uint32_t operator()(std::int64_t i) const { return __ldg(map + __ldg(labels + i)); }
-  __device__ __forceinline__ const std::uint32_t* raw() const { return labels; }
+};
+// Many independent scans laid out tile-aligned (partitioned.cuh): tile t holds
+// info[t] & kTileCount inputs from its start, and starts a scan where the kFirstTile bit is set.
+constexpr std::uint32_t kFirstTile = 0x80000000u, kTileCount = 0x7fffffffu;
+struct SegmentedLabels : PlainLabels {
+  const std::uint32_t* info;  // a word per tile
+  __device__ __forceinline__ bool starts_scan(std::int64_t tile) const { return __ldg(info + tile) & kFirstTile; }
+  __device__ __forceinline__ std::int64_t end(std::int64_t tile, std::int64_t size, std::int64_t) const {
+    return tile * size + (__ldg(info + tile) & kTileCount);
+  }
 };
 
 // MINB = 1: up to 512 threads; MINB > 1: up to 256 threads and at least MINB resident blocks per
@@ -344,13 +357,14 @@ __global__ void __launch_bounds__(MINB == 1 ? kMaxThreads : 256, MINB)
   // steps' group scans first and then only the bucket chain in order measured slower: more
   // registers, less occupancy.)
   const std::int64_t base = tile * std::int64_t(blockDim.x) * ITEMS + std::int64_t(w) * 32 * ITEMS + lane;
+  const std::int64_t end = labels.end(tile, std::int64_t(blockDim.x) * ITEMS, n);
   std::uint32_t l[ITEMS];
   T res[ITEMS];
 #pragma unroll
   for (int k = 0; k < ITEMS; ++k) {
     const std::int64_t i = base + 32 * k;
-    l[k] = i < n ? labels(i) : 0xffffffffu;
-    res[k] = i < n ? values[i] : Op::identity();
+    l[k] = i < end ? labels(i) : 0xffffffffu;
+    res[k] = i < end ? values[i] : Op::identity();
   }
   T* mine = sets + std::size_t(w) * m;
 #pragma unroll
@@ -378,7 +392,7 @@ __global__ void __launch_bounds__(MINB == 1 ? kMaxThreads : 256, MINB)
     agg[b] = acc;
   }
   __syncthreads();
-  exchange_prefix<Op>(tile, m, agg, pre, status, aggregates, prefixes, words, shared_word);
+  exchange_prefix<Op>(tile, labels.starts_scan(tile), m, agg, pre, status, aggregates, prefixes, words, shared_word);
 
   // Every warp's set becomes the full prefix in front of its inputs: tile prefix, then the warps before.
   for (std::size_t i = threadIdx.x; i < std::size_t(warps) * m; i += blockDim.x) sets[i] = Op::apply(pre[i % m], sets[i]);
@@ -386,7 +400,7 @@ __global__ void __launch_bounds__(MINB == 1 ? kMaxThreads : 256, MINB)
 #pragma unroll
   for (int k = 0; k < ITEMS; ++k) {
     const std::int64_t i = base + 32 * k;
-    if (i < n) out[i] = Op::apply(mine[l[k]], res[k]);
+    if (i < end) out[i] = Op::apply(mine[l[k]], res[k]);
   }
 }
 
@@ -405,7 +419,8 @@ std::size_t single_pass_scratch_bytes(std::int64_t n, std::uint32_t m, const Tun
 namespace single_pass_detail {
 
 // The launch of a plan. Plain labels take every tuning; mapped labels (relabel.cuh) only the default
-// tiles, 512 x 32 at one block per SM, which keeps the kernel instances few.
+// tiles, 512 x 32 at one block per SM (fewer threads where m's vectors need it), which keeps the
+// kernel instances few.
 template <class Op, class Labels>
 void launch(const Plan& p, Labels labels, const typename Op::value_type* values, std::int64_t n, std::uint32_t m, bool inclusive,
             typename Op::value_type* out, void* scratch, cudaStream_t stream) {

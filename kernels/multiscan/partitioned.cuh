@@ -20,7 +20,6 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 
 #include "../common/carve.hpp"
 #include "single_pass.cuh"
@@ -32,7 +31,7 @@ namespace partitioned_detail {
 constexpr int kThreads = 256, kWarps = kThreads / 32;
 // The partition pass's tiles: 256 threads x 16 inputs (8 for 8-byte values), which the block lays
 // out by digit in its 48 KB of static shared memory.
-inline int items_for(std::size_t value_bytes) { return value_bytes > 4 ? 8 : 16; }
+constexpr int items_for(std::size_t value_bytes) { return value_bytes > 4 ? 8 : 16; }
 constexpr int kMaxDigitBits = 8;          // one partition pass: at most 256 partitions (one digit a thread)
 constexpr int kMaxParts = 1 << kMaxDigitBits;
 // The labels left to each partition's scan where m allows: single_pass is at its best up to 256
@@ -281,20 +280,15 @@ void partitioned(const std::uint32_t* labels, const typename Op::value_type* val
   if (!p.why.empty()) throw std::invalid_argument("partitioned: " + p.why);
   const d::Layout<T> l = d::layout<T>(scratch, p, n);
   const unsigned tiles = static_cast<unsigned>(p.tiles);
-  auto count = [&](auto items) {
-    d::count_kernel<decltype(items)::value><<<tiles, d::kThreads, 0, stream>>>(labels, n, p.shift, p.parts, p.tiles, l.counts);
-  };
-  p.items == 8 ? count(std::integral_constant<int, 8>()) : count(std::integral_constant<int, 16>());
+  constexpr int kItems = d::items_for(sizeof(T));
+  d::count_kernel<kItems><<<tiles, d::kThreads, 0, stream>>>(labels, n, p.shift, p.parts, p.tiles, l.counts);
   LP_CUDA_LAUNCH("partitioned count_kernel");
   std::size_t bytes = l.cub_bytes;
   LP_CUDA(cub::DeviceScan::ExclusiveSum(l.cub_temp, bytes, l.counts, l.offsets, std::int64_t(p.parts) * p.tiles, stream));
   d::plan_kernel<<<1, d::kMaxParts, 0, stream>>>(l.offsets, n, p.parts, p.tiles, p.scan_tile, p.scan.tiles, l.part_base, l.tile_info);
   LP_CUDA_LAUNCH("partitioned plan_kernel");
-  auto scatter = [&](auto items) {
-    d::scatter_kernel<T, decltype(items)::value><<<tiles, d::kThreads, 0, stream>>>(labels, values, n, p.shift, p.parts, p.tiles, l.offsets,
-                                                                                   l.part_base, l.keys, l.vals, l.dest);
-  };
-  p.items == 8 ? scatter(std::integral_constant<int, 8>()) : scatter(std::integral_constant<int, 16>());
+  d::scatter_kernel<T, kItems><<<tiles, d::kThreads, 0, stream>>>(labels, values, n, p.shift, p.parts, p.tiles, l.offsets, l.part_base,
+                                                                   l.keys, l.vals, l.dest);
   LP_CUDA_LAUNCH("partitioned scatter_kernel");
   single_pass_detail::launch<Op>(p.scan, single_pass_detail::SegmentedLabels{{l.keys}, l.tile_info}, l.vals, p.scan.tiles * p.scan_tile,
                                  p.low_m, inclusive, l.results, l.scan_scratch, stream);

@@ -211,7 +211,7 @@ std::unique_ptr<harness::Study> make_study() {
   });
   for (auto& a : launch_axes()) s.axes.push_back(a);
   s.axes.insert(s.axes.end(), {
-      {"sort_bits", AxisKind::Int, "top label bits sorted by first (cpu_sorted)", {V(std::int64_t(0))}, {}, 0, 32},
+      {"sort_bits", AxisKind::Int, "top label bits sorted by first (cpu_sorted) or partitioned by (partitioned; 0: its own choice)", {V(std::int64_t(0))}, {}, 0, 32},
       {"transpose", AxisKind::Choice, "transposition of seq_global/seq_shared: padded (Alg 4.7), segment (Alg 4.6), baxter (Alg 4.5)", {V(std::string("padded"))}, {"padded", "segment", "baxter"}},
       {"side", AxisKind::Int, "Sheffler: threads per block; the segment is side^2 inputs (0: default 16 global, 32 shared)", {V(std::int64_t(0))}, {}, 0, 1024},
       {"partials_switch", AxisKind::Int, "Alg 5.2 add-back: the segment's partials in shared memory for m below this, global otherwise", {V(std::int64_t(1024))}, {}, 0, std::int64_t(1) << 30},

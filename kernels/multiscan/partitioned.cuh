@@ -34,11 +34,6 @@ constexpr int kThreads = 256, kWarps = kThreads / 32;
 constexpr int items_for(std::size_t value_bytes) { return value_bytes > 4 ? 8 : 16; }
 constexpr int kMaxDigitBits = 8;          // one partition pass: at most 256 partitions (one digit a thread)
 constexpr int kMaxParts = 1 << kMaxDigitBits;
-// The count and partition passes run a block per region of consecutive tiles (a wave of them), so
-// that a (digit, region) cell is counted once, not per tile, and a block's set-up is paid once: as
-// the upsweep and downsweep of a reduce-then-scan radix sort. (A block per tile measured 0.4-0.5 ms
-// counting 2^26 labels on the H200, ncu.)
-constexpr int kRegionsPerSm = 4;
 // The labels left to each partition's scan where m allows: single_pass is at its best up to 256
 // (results/h100/multiscan_targets.json: 0.55-0.88 ms at m <= 256 against 1.1 at 1024, 3.0 at 4096).
 constexpr int kLowBits = 8;
@@ -48,7 +43,6 @@ struct Plan {
   std::uint32_t parts = 1, low_m = 1;
   int items = 16;                       // partition-pass tiles: kThreads x items inputs
   std::int64_t tiles = 0;
-  std::int64_t regions = 0, per_region = 0;  // blocks of the count and partition passes, each a run of tiles
   single_pass_detail::Plan scan;        // the scan of the partitions, over scan.tiles tiles of scan_tile inputs
   std::int64_t scan_tile = 0;
   std::string why;
@@ -70,9 +64,6 @@ inline Plan plan(std::int64_t n, std::uint32_t m, std::size_t value_bytes, const
   p.parts = std::uint32_t(ceil_div(std::max<std::uint32_t>(m, 1), std::int64_t(1) << p.shift));
   p.items = items_for(value_bytes);
   p.tiles = ceil_div(std::max<std::int64_t>(n, 1), std::int64_t(kThreads) * p.items);
-  p.regions = std::min<std::int64_t>(p.tiles, std::int64_t(sm_count()) * kRegionsPerSm);
-  p.per_region = ceil_div(p.tiles, p.regions);
-  p.regions = ceil_div(p.tiles, p.per_region);
   // The scan's tiles: those of n, plus one per partition for the partitions' last, partial tiles.
   const single_pass_detail::Plan first = single_pass_detail::plan(n, p.low_m, value_bytes, Tuning{});
   if (!first.why.empty()) {
@@ -98,7 +89,7 @@ template <class T>
 Layout<T> layout(void* scratch, const Plan& p, std::int64_t n) {
   Carve c(scratch);
   Layout<T> l{};
-  const std::size_t cells = std::size_t(p.parts) * p.regions, slots = std::size_t(p.scan.tiles * p.scan_tile);
+  const std::size_t cells = std::size_t(p.parts) * p.tiles, slots = std::size_t(p.scan.tiles * p.scan_tile);
   l.counts = c.take<std::uint32_t>(cells);
   l.offsets = c.take<std::uint32_t>(cells);
   l.part_base = c.take<std::uint32_t>(p.parts);
@@ -148,13 +139,6 @@ __device__ __forceinline__ std::uint32_t warp_rank_step(std::uint32_t digit, boo
   return before + __popc(peers & ((1u << lane) - 1u));
 }
 
-// warp_rank_step without the rank: the leader of each digit adds its lanes.
-__device__ __forceinline__ void warp_count_step(std::uint32_t digit, bool valid, int digit_bits, std::uint32_t* counters) {
-  const unsigned peers = digit_peers(digit, valid, digit_bits);
-  if (valid && (threadIdx.x & 31) == __ffs(peers) - 1) counters[digit] += __popc(peers);
-  __syncwarp();  // the next step's leader (maybe another lane) reads what this one wrote
-}
-
 // Warp w of a tile takes inputs [tile * TILE + w * 32 * ITEMS, ... + 32 * ITEMS), step k its 32
 // inputs from k * 32: consecutive lanes read consecutive inputs, and the order of (warp, step,
 // lane) is the input order.
@@ -163,29 +147,25 @@ __device__ __forceinline__ std::int64_t first_input(std::int64_t tile) {
   return tile * kThreads * ITEMS + std::int64_t(threadIdx.x / 32) * 32 * ITEMS + (threadIdx.x & 31);
 }
 
-// Pass 1: counts[d * regions + region] = inputs of the region's tiles with digit d.
+// Pass 1: counts[d * tiles + tile] = inputs of the tile with digit d.
 template <int ITEMS>
 __global__ void __launch_bounds__(kThreads) count_kernel(const std::uint32_t* __restrict__ labels, std::int64_t n, int shift,
-                                                         int digit_bits, std::uint32_t parts, std::int64_t tiles, std::int64_t per_region,
-                                                         std::uint32_t* __restrict__ counts) {
+                                                         int digit_bits, std::uint32_t parts, std::int64_t tiles, std::uint32_t* __restrict__ counts) {
   __shared__ std::uint32_t cnt[kWarps][kMaxParts];
   for (int i = threadIdx.x; i < kWarps * kMaxParts; i += kThreads) (&cnt[0][0])[i] = 0;
   __syncthreads();
-  const std::int64_t end = std::min(tiles, (blockIdx.x + 1) * per_region);
-  for (std::int64_t t = blockIdx.x * per_region; t < end; ++t) {
-    const std::int64_t base = first_input<ITEMS>(t);
-    std::uint32_t d[ITEMS];
+  const std::int64_t base = first_input<ITEMS>(blockIdx.x);
+  std::uint32_t d[ITEMS];
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k) d[k] = base + 32 * k < n ? __ldg(labels + base + 32 * k) >> shift : 0u;
+  for (int k = 0; k < ITEMS; ++k) d[k] = base + 32 * k < n ? __ldg(labels + base + 32 * k) >> shift : 0u;
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k) warp_count_step(d[k], base + 32 * k < n, digit_bits, cnt[threadIdx.x / 32]);
-  }
+  for (int k = 0; k < ITEMS; ++k) warp_rank_step(d[k], base + 32 * k < n, digit_bits, cnt[threadIdx.x / 32]);
   __syncthreads();
   for (std::uint32_t g = threadIdx.x; g < parts; g += kThreads) {
     std::uint32_t sum = 0;
 #pragma unroll
     for (int w = 0; w < kWarps; ++w) sum += cnt[w][g];
-    counts[std::int64_t(g) * gridDim.x + blockIdx.x] = sum;
+    counts[std::int64_t(g) * tiles + blockIdx.x] = sum;
   }
 }
 
@@ -193,14 +173,14 @@ __global__ void __launch_bounds__(kThreads) count_kernel(const std::uint32_t* __
 // of its cells), and every scan tile's word (SegmentedLabels): its inputs, and whether it starts a
 // partition. Tiles past the last partition hold nothing and start (so never look back).
 __global__ void __launch_bounds__(kMaxParts) plan_kernel(const std::uint32_t* __restrict__ offsets, std::int64_t n, std::uint32_t parts,
-                                                         std::int64_t regions, std::int64_t scan_tile, std::int64_t scan_tiles,
+                                                         std::int64_t tiles, std::int64_t scan_tile, std::int64_t scan_tiles,
                                                          std::uint32_t* __restrict__ part_base, std::uint32_t* __restrict__ tile_info) {
   using Scan = cub::BlockScan<std::uint32_t, kMaxParts>;
   __shared__ typename Scan::TempStorage scan;
   __shared__ std::uint32_t first_tile[kMaxParts + 1], lo[kMaxParts + 1];
   const std::uint32_t g = threadIdx.x;
-  const std::int64_t begin = g < parts ? offsets[std::int64_t(g) * regions] : n;
-  const std::int64_t end = g + 1 < parts ? offsets[std::int64_t(g + 1) * regions] : n;
+  const std::int64_t begin = g < parts ? offsets[std::int64_t(g) * tiles] : n;
+  const std::int64_t end = g + 1 < parts ? offsets[std::int64_t(g + 1) * tiles] : n;
   const std::uint32_t own = g < parts ? std::uint32_t(ceil_div(end - begin, scan_tile)) : 0u;
   std::uint32_t first = 0, all = 0;
   Scan(scan).ExclusiveSum(own, first, all);
@@ -225,73 +205,68 @@ __global__ void __launch_bounds__(kMaxParts) plan_kernel(const std::uint32_t* __
   }
 }
 
-// Pass 2: a block per region, its tiles in order. Each tile's inputs are ranked by digit in input
-// order, laid out by digit in shared memory, then written in runs: (label & low mask, value) to
-// the digit's running slot (part_base[d] + offsets[d][region] + the region's earlier tiles) plus
-// the rank; and dest[i], in input order, the slot input i went to. The values are read only when
-// placed (fewer registers: a register cap for 3 blocks an SM spilled); the next tile is asked of
-// L2 ahead.
+// Pass 2: the tile's inputs ranked by digit in input order, laid out by digit in shared memory,
+// then written in runs: (label & low mask, value) to part_base[d] + offsets[d][tile] + rank; and
+// dest[i], in input order, the slot input i went to. Registers capped for 3 blocks an SM (ncu: 25%
+// of the warps active at 2).
 template <class T, int ITEMS>
-__global__ void __launch_bounds__(kThreads) scatter_kernel(const std::uint32_t* __restrict__ labels, const T* __restrict__ values,
-                                                           std::int64_t n, int shift, int digit_bits, std::uint32_t parts, std::int64_t tiles,
-                                                           std::int64_t per_region, const std::uint32_t* __restrict__ offsets,
-                                                           const std::uint32_t* __restrict__ part_base, std::uint32_t* __restrict__ keys,
-                                                           T* __restrict__ vals, std::uint32_t* __restrict__ dest) {
+__global__ void __launch_bounds__(kThreads, 3) scatter_kernel(const std::uint32_t* __restrict__ labels, const T* __restrict__ values,
+                                                              std::int64_t n, int shift, int digit_bits, std::uint32_t parts, std::int64_t tiles,
+                                                           const std::uint32_t* __restrict__ offsets, const std::uint32_t* __restrict__ part_base,
+                                                           std::uint32_t* __restrict__ keys, T* __restrict__ vals, std::uint32_t* __restrict__ dest) {
   using Scan = cub::BlockScan<std::uint32_t, kThreads>;
   static_assert(kThreads >= kMaxParts, "one digit a thread");
-  constexpr int TILE = kThreads * ITEMS;
   __shared__ std::uint32_t cnt[kWarps][kMaxParts];
   __shared__ std::uint32_t start[kMaxParts], slot_base[kMaxParts];
   __shared__ typename Scan::TempStorage scan;
+  constexpr int TILE = kThreads * ITEMS;
   __shared__ std::uint32_t s_labels[TILE];
   __shared__ T s_vals[TILE];
+  for (int i = threadIdx.x; i < kWarps * kMaxParts; i += kThreads) (&cnt[0][0])[i] = 0;
+  __syncthreads();
   const int w = threadIdx.x / 32;
-  const std::uint32_t g = threadIdx.x;  // the digit this thread keeps the counts of
-  if (g < parts) slot_base[g] = part_base[g] + offsets[std::int64_t(g) * gridDim.x + blockIdx.x];
+  const std::int64_t base = first_input<ITEMS>(blockIdx.x);
+  std::uint32_t l[ITEMS], r[ITEMS];
+  T v[ITEMS];
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    const bool in = base + 32 * k < n;
+    l[k] = in ? __ldg(labels + base + 32 * k) : 0u;
+    v[k] = in ? values[base + 32 * k] : T{};
+  }
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) r[k] = warp_rank_step(l[k] >> shift, base + 32 * k < n, digit_bits, cnt[w]);
+  __syncthreads();
+  // Per digit: the warps before each warp (exclusive), the tile's count, the tile's digit starts.
+  const std::uint32_t g = threadIdx.x;
+  std::uint32_t total = 0;
+  if (g < parts)
+#pragma unroll
+    for (int k = 0; k < kWarps; ++k) {
+      const std::uint32_t c = cnt[k][g];
+      cnt[k][g] = total;
+      total += c;
+    }
+  std::uint32_t first;
+  Scan(scan).ExclusiveSum(total, first);
+  if (g < parts) start[g] = first, slot_base[g] = part_base[g] + offsets[std::int64_t(g) * tiles + blockIdx.x];
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    if (base + 32 * k >= n) continue;
+    const std::uint32_t d = l[k] >> shift, rank = cnt[w][d] + r[k];
+    s_labels[start[d] + rank] = l[k];
+    s_vals[start[d] + rank] = v[k];
+    dest[base + 32 * k] = slot_base[d] + rank;
+  }
+  __syncthreads();
+  const int valid = int(std::min<std::int64_t>(TILE, n - std::int64_t(blockIdx.x) * TILE));
   const std::uint32_t low = (std::uint64_t(1) << shift) - 1;
-  const std::int64_t end = std::min(tiles, (blockIdx.x + 1) * per_region);
-  for (std::int64_t t = blockIdx.x * per_region; t < end; ++t) {
-    const std::int64_t base = first_input<ITEMS>(t);
-    if (threadIdx.x == 0) prefetch_l2(labels, (t + 1) * TILE, TILE, n), prefetch_l2(values, (t + 1) * TILE, TILE, n);  // the next tile's
-    for (int i = threadIdx.x; i < kWarps * kMaxParts; i += kThreads) (&cnt[0][0])[i] = 0;
-    __syncthreads();  // (also: the previous tile's slots are written and slot_base moved on)
-    std::uint32_t l[ITEMS], r[ITEMS];
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) l[k] = base + 32 * k < n ? __ldg(labels + base + 32 * k) : 0u;
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) r[k] = warp_rank_step(l[k] >> shift, base + 32 * k < n, digit_bits, cnt[w]);
-    __syncthreads();
-    // Per digit: the warps before each warp (exclusive), the tile's count, the tile's digit starts.
-    std::uint32_t total = 0;
-    if (g < parts)
-#pragma unroll
-      for (int k = 0; k < kWarps; ++k) {
-        const std::uint32_t c = cnt[k][g];
-        cnt[k][g] = total;
-        total += c;
-      }
-    std::uint32_t first;
-    Scan(scan).ExclusiveSum(total, first);
-    if (g < parts) start[g] = first;
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) {
-      if (base + 32 * k >= n) continue;
-      const std::uint32_t d = l[k] >> shift, rank = cnt[w][d] + r[k];
-      s_labels[start[d] + rank] = l[k];
-      s_vals[start[d] + rank] = multireduce::ldg_any(values + base + 32 * k);
-      dest[base + 32 * k] = slot_base[d] + rank;
-    }
-    __syncthreads();
-    const int valid = int(std::min<std::int64_t>(TILE, n - t * TILE));
-    for (int s = threadIdx.x; s < valid; s += kThreads) {
-      const std::uint32_t lab = s_labels[s], d = lab >> shift;
-      const std::uint32_t at = slot_base[d] + (std::uint32_t(s) - start[d]);
-      keys[at] = lab & low;
-      vals[at] = s_vals[s];
-    }
-    __syncthreads();
-    if (g < parts) slot_base[g] += total;
+  for (int s = threadIdx.x; s < valid; s += kThreads) {
+    const std::uint32_t lab = s_labels[s], d = lab >> shift;
+    const std::uint32_t at = slot_base[d] + (std::uint32_t(s) - start[d]);
+    keys[at] = lab & low;
+    vals[at] = s_vals[s];
   }
 }
 
@@ -332,15 +307,14 @@ void partitioned(const std::uint32_t* labels, const typename Op::value_type* val
   const d::Layout<T> l = d::layout<T>(scratch, p, n);
   const unsigned tiles = static_cast<unsigned>(p.tiles);
   constexpr int kItems = d::items_for(sizeof(T));
-  const unsigned regions = static_cast<unsigned>(p.regions);
-  d::count_kernel<kItems><<<regions, d::kThreads, 0, stream>>>(labels, n, p.shift, p.digit_bits, p.parts, p.tiles, p.per_region, l.counts);
+  d::count_kernel<kItems><<<tiles, d::kThreads, 0, stream>>>(labels, n, p.shift, p.digit_bits, p.parts, p.tiles, l.counts);
   LP_CUDA_LAUNCH("partitioned count_kernel");
   std::size_t bytes = l.cub_bytes;
-  LP_CUDA(cub::DeviceScan::ExclusiveSum(l.cub_temp, bytes, l.counts, l.offsets, std::int64_t(p.parts) * p.regions, stream));
-  d::plan_kernel<<<1, d::kMaxParts, 0, stream>>>(l.offsets, n, p.parts, p.regions, p.scan_tile, p.scan.tiles, l.part_base, l.tile_info);
+  LP_CUDA(cub::DeviceScan::ExclusiveSum(l.cub_temp, bytes, l.counts, l.offsets, std::int64_t(p.parts) * p.tiles, stream));
+  d::plan_kernel<<<1, d::kMaxParts, 0, stream>>>(l.offsets, n, p.parts, p.tiles, p.scan_tile, p.scan.tiles, l.part_base, l.tile_info);
   LP_CUDA_LAUNCH("partitioned plan_kernel");
-  d::scatter_kernel<T, kItems><<<regions, d::kThreads, 0, stream>>>(labels, values, n, p.shift, p.digit_bits, p.parts, p.tiles, p.per_region,
-                                                                     l.offsets, l.part_base, l.keys, l.vals, l.dest);
+  d::scatter_kernel<T, kItems><<<tiles, d::kThreads, 0, stream>>>(labels, values, n, p.shift, p.digit_bits, p.parts, p.tiles, l.offsets, l.part_base,
+                                                                   l.keys, l.vals, l.dest);
   LP_CUDA_LAUNCH("partitioned scatter_kernel");
   single_pass_detail::launch<Op>(p.scan, single_pass_detail::SegmentedLabels{{l.keys}, l.tile_info}, l.vals, p.scan.tiles * p.scan_tile,
                                  p.low_m, inclusive, l.results, l.scan_scratch, stream);

@@ -24,13 +24,19 @@ namespace {
 // int32) at 0.435-0.447 ms against single_pass's 0.470-0.473 there, but 0.62-0.63 against 0.46-0.55
 // at m = 4 and 1.8 against 0.54-0.67 at m = 16 (four times the tiles, each folding m-vectors).
 constexpr std::uint32_t kRegisterScanMaxM = 1;
-enum class Regime { RegisterScan, SinglePass, SortShared, SortGlobal };
+// partitioned (issue 15) above m = 2048 wherever it runs (to 2^20 at n = 2^26: its partitions' scan
+// needs m' <= 4096): measured (results/h100/issue15/session7/, n = 2^26 int32) 2.2-2.4 ms at m =
+// 4096 against single_pass's 3.0 and sort_shared's 2.5-3.4, and 2.3-5.0x faster than the sorts from
+// 2^14 to 2^20; at m = 2048 single_pass's 1.5 beat its 2.2-2.3 (H200).
+constexpr std::uint32_t kPartitionedAboveM = 2048;
+enum class Regime { RegisterScan, SinglePass, SortShared, SortGlobal, Partitioned };
 
 template <class Op>
 Regime regime(std::int64_t n, std::uint32_t m, const Tuning& t) {
   using T = typename Op::value_type;
   if (m <= kRegisterScanMaxM && ms::register_scan_unsupported(n, m, sizeof(T)).empty()) return Regime::RegisterScan;
   if (m <= 1024 && ms::single_pass_unsupported(n, m, sizeof(T), t).empty()) return Regime::SinglePass;
+  if (m > kPartitionedAboveM && ms::partitioned_unsupported(n, m, sizeof(T), t).empty()) return Regime::Partitioned;
   if (m <= (1u << 16) && ms::sort_shared_unsupported<Op>(n, m, t).empty()) return Regime::SortShared;
   return Regime::SortGlobal;
 }
@@ -41,6 +47,7 @@ std::size_t regime_scratch(Regime r, std::int64_t n, std::uint32_t m, const Tuni
     case Regime::RegisterScan: return ms::register_scan_scratch_bytes<typename Op::value_type>(n, m);
     case Regime::SinglePass: return ms::single_pass_scratch_bytes<typename Op::value_type>(n, m, t);
     case Regime::SortShared: return ms::sort_shared_scratch_bytes<Op>(n, m, t);
+    case Regime::Partitioned: return ms::partitioned_scratch_bytes<typename Op::value_type>(n, m, t);
     default: return ms::sort_global_scratch_bytes<Op>(n, m);
   }
 }
@@ -51,6 +58,7 @@ void run_regime(Regime r, Ctx<Op>& c) {
     case Regime::RegisterScan: return ms::register_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.stream);
     case Regime::SinglePass: return ms::single_pass<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, c.stream);
     case Regime::SortShared: return ms::sort_shared<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, c.stream);
+    case Regime::Partitioned: return ms::partitioned<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, c.stream);
     default: return ms::sort_global<Op>(c.labels, c.values, c.n, c.m, c.inclusive, false, c.out, c.scratch, c.scratch_bytes, c.stream);
   }
 }
@@ -80,6 +88,7 @@ bool auto_may_relabel(std::int64_t n, std::uint32_t m) {
   return m >= kLookFromM && ms::relabel_unsupported(n, m, sizeof(typename Op::value_type)).empty();
 }
 
+// (Both rules below apply only where partitioned does not: from 2048 it takes their regimes.)
 // Past 2^16, where auto takes sort_global, labels that repeat (zipf's hot labels: the look's
 // duplicates) still favour sort_shared's per-block bucket sets up to 2^18: measured on the H100
 // (results/h100/multiscan_targets.json, n = 2^26 int32) zipf m = 2^18 6.32 ms against sort_global's
@@ -99,9 +108,10 @@ void add_modern_variants(Defs<Op>& d) {
   using harness::VariantKind;
   using T = typename Op::value_type;
   d.add({"auto", VariantKind::Ours,
-         "ours: register_scan at m = 1, single_pass up to 1024, sort_shared up to 2^16, sort_global beyond (by m); from m = 256, labels in runs "
-         "(a look at 256 warps of labels) with at most 1024 present take relabel, up to 4096 labels that do not repeat keep single_pass, and up "
-         "to 2^18 labels that repeat (zipf) take sort_shared",
+         "ours: register_scan at m = 1, single_pass up to 1024, sort_shared to 2048, partitioned beyond (where it runs: m <= 2^20 at "
+         "n = 2^26), else sort_shared up to 2^16 and sort_global (by m); from m = 256, labels in runs (a look at 256 warps of labels) with "
+         "at most 1024 present take relabel, up to 2048 labels that do not repeat keep single_pass, and where partitioned does not run, up to "
+         "2^18 labels that repeat (zipf) take sort_shared",
          {Output::Results, false},
          [](const auto& c) {
            return regime<Op>(c.n, c.m, c.tune) == Regime::SortGlobal ? ms::sort_global_unsupported(c.n) : std::string();

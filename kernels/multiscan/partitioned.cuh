@@ -110,16 +110,18 @@ Layout<T> layout(void* scratch, const Plan& p, std::int64_t n) {
 // multisplit of Ashkiani et al.); lanes past the end (valid false) group only among themselves.
 // Constant cost however many digits a step holds, where match.any's grows with them (H100, ncu:
 // counting 256 digits took 0.67 ms against 0.14 for 4 over the same 2^26 labels).
-__device__ __forceinline__ unsigned digit_peers(std::uint32_t digit, bool valid, int digit_bits) {
+// All kMaxDigitBits ballots whatever the digit's width (a digit's bits above it are 0 in every lane,
+// so their ballots change nothing): branching on the width put a convergence barrier around each
+// ballot (ncu: counting 2^26 labels took 0.3-0.5 ms on the H200, against 0.1 to read them).
+__device__ __forceinline__ unsigned digit_peers(std::uint32_t digit, bool valid) {
   const unsigned in = __ballot_sync(0xffffffffu, valid);
   unsigned peers = valid ? in : ~in;
 #pragma unroll
-  for (int b = 0; b < kMaxDigitBits; ++b)
-    if (b < digit_bits) {
-      const bool bit = (digit >> b) & 1u;
-      const unsigned set = __ballot_sync(0xffffffffu, bit);
-      peers &= bit ? set : ~set;
-    }
+  for (int b = 0; b < kMaxDigitBits; ++b) {
+    const bool bit = (digit >> b) & 1u;
+    const unsigned set = __ballot_sync(0xffffffffu, bit);
+    peers &= bit ? set : ~set;
+  }
   return peers;
 }
 
@@ -127,9 +129,9 @@ __device__ __forceinline__ unsigned digit_peers(std::uint32_t digit, bool valid,
 // inputs so far (earlier steps, lower lanes of this step) share the lane's digit, and moves the
 // warp's counters (shared memory, one per digit) on. One leader lane per digit of the step reads
 // and writes its counter, so no atomics are needed.
-__device__ __forceinline__ std::uint32_t warp_rank_step(std::uint32_t digit, bool valid, int digit_bits, std::uint32_t* counters) {
+__device__ __forceinline__ std::uint32_t warp_rank_step(std::uint32_t digit, bool valid, std::uint32_t* counters) {
   const int lane = threadIdx.x & 31;
-  const unsigned peers = digit_peers(digit, valid, digit_bits);
+  const unsigned peers = digit_peers(digit, valid);
   const int leader = __ffs(peers) - 1;
   std::uint32_t before = 0;
   if (lane == leader && valid) before = counters[digit];
@@ -137,6 +139,13 @@ __device__ __forceinline__ std::uint32_t warp_rank_step(std::uint32_t digit, boo
   if (lane == leader && valid) counters[digit] = before + __popc(peers);
   __syncwarp();  // the next step's leader (maybe another lane) reads what this one wrote
   return before + __popc(peers & ((1u << lane) - 1u));
+}
+
+// warp_rank_step without the rank: the leader of each digit adds its lanes.
+__device__ __forceinline__ void warp_count_step(std::uint32_t digit, bool valid, std::uint32_t* counters) {
+  const unsigned peers = digit_peers(digit, valid);
+  if (valid && (threadIdx.x & 31) == __ffs(peers) - 1) counters[digit] += __popc(peers);
+  __syncwarp();  // the next step's leader (maybe another lane) reads what this one wrote
 }
 
 // Warp w of a tile takes inputs [tile * TILE + w * 32 * ITEMS, ... + 32 * ITEMS), step k its 32
@@ -150,7 +159,7 @@ __device__ __forceinline__ std::int64_t first_input(std::int64_t tile) {
 // Pass 1: counts[d * tiles + tile] = inputs of the tile with digit d.
 template <int ITEMS>
 __global__ void __launch_bounds__(kThreads) count_kernel(const std::uint32_t* __restrict__ labels, std::int64_t n, int shift,
-                                                         int digit_bits, std::uint32_t parts, std::int64_t tiles, std::uint32_t* __restrict__ counts) {
+                                                         std::uint32_t parts, std::int64_t tiles, std::uint32_t* __restrict__ counts) {
   __shared__ std::uint32_t cnt[kWarps][kMaxParts];
   for (int i = threadIdx.x; i < kWarps * kMaxParts; i += kThreads) (&cnt[0][0])[i] = 0;
   __syncthreads();
@@ -159,7 +168,7 @@ __global__ void __launch_bounds__(kThreads) count_kernel(const std::uint32_t* __
 #pragma unroll
   for (int k = 0; k < ITEMS; ++k) d[k] = base + 32 * k < n ? __ldg(labels + base + 32 * k) >> shift : 0u;
 #pragma unroll
-  for (int k = 0; k < ITEMS; ++k) warp_rank_step(d[k], base + 32 * k < n, digit_bits, cnt[threadIdx.x / 32]);
+  for (int k = 0; k < ITEMS; ++k) warp_count_step(d[k], base + 32 * k < n, cnt[threadIdx.x / 32]);
   __syncthreads();
   for (std::uint32_t g = threadIdx.x; g < parts; g += kThreads) {
     std::uint32_t sum = 0;
@@ -207,11 +216,12 @@ __global__ void __launch_bounds__(kMaxParts) plan_kernel(const std::uint32_t* __
 
 // Pass 2: the tile's inputs ranked by digit in input order, laid out by digit in shared memory,
 // then written in runs: (label & low mask, value) to part_base[d] + offsets[d][tile] + rank; and
-// dest[i], in input order, the slot input i went to. Registers capped for 3 blocks an SM (ncu: 25%
-// of the warps active at 2).
+// dest[i], in input order, the slot input i went to. (Capping the registers for 3 blocks an SM
+// spilled; a block per run of tiles, as a reduce-then-scan radix sort's downsweep, measured 1.3-1.7x
+// slower: its tiles' loads wait one after another.)
 template <class T, int ITEMS>
-__global__ void __launch_bounds__(kThreads, 3) scatter_kernel(const std::uint32_t* __restrict__ labels, const T* __restrict__ values,
-                                                              std::int64_t n, int shift, int digit_bits, std::uint32_t parts, std::int64_t tiles,
+__global__ void __launch_bounds__(kThreads) scatter_kernel(const std::uint32_t* __restrict__ labels, const T* __restrict__ values,
+                                                              std::int64_t n, int shift, std::uint32_t parts, std::int64_t tiles,
                                                            const std::uint32_t* __restrict__ offsets, const std::uint32_t* __restrict__ part_base,
                                                            std::uint32_t* __restrict__ keys, T* __restrict__ vals, std::uint32_t* __restrict__ dest) {
   using Scan = cub::BlockScan<std::uint32_t, kThreads>;
@@ -235,7 +245,7 @@ __global__ void __launch_bounds__(kThreads, 3) scatter_kernel(const std::uint32_
     v[k] = in ? values[base + 32 * k] : T{};
   }
 #pragma unroll
-  for (int k = 0; k < ITEMS; ++k) r[k] = warp_rank_step(l[k] >> shift, base + 32 * k < n, digit_bits, cnt[w]);
+  for (int k = 0; k < ITEMS; ++k) r[k] = warp_rank_step(l[k] >> shift, base + 32 * k < n, cnt[w]);
   __syncthreads();
   // Per digit: the warps before each warp (exclusive), the tile's count, the tile's digit starts.
   const std::uint32_t g = threadIdx.x;
@@ -307,13 +317,13 @@ void partitioned(const std::uint32_t* labels, const typename Op::value_type* val
   const d::Layout<T> l = d::layout<T>(scratch, p, n);
   const unsigned tiles = static_cast<unsigned>(p.tiles);
   constexpr int kItems = d::items_for(sizeof(T));
-  d::count_kernel<kItems><<<tiles, d::kThreads, 0, stream>>>(labels, n, p.shift, p.digit_bits, p.parts, p.tiles, l.counts);
+  d::count_kernel<kItems><<<tiles, d::kThreads, 0, stream>>>(labels, n, p.shift, p.parts, p.tiles, l.counts);
   LP_CUDA_LAUNCH("partitioned count_kernel");
   std::size_t bytes = l.cub_bytes;
   LP_CUDA(cub::DeviceScan::ExclusiveSum(l.cub_temp, bytes, l.counts, l.offsets, std::int64_t(p.parts) * p.tiles, stream));
   d::plan_kernel<<<1, d::kMaxParts, 0, stream>>>(l.offsets, n, p.parts, p.tiles, p.scan_tile, p.scan.tiles, l.part_base, l.tile_info);
   LP_CUDA_LAUNCH("partitioned plan_kernel");
-  d::scatter_kernel<T, kItems><<<tiles, d::kThreads, 0, stream>>>(labels, values, n, p.shift, p.digit_bits, p.parts, p.tiles, l.offsets, l.part_base,
+  d::scatter_kernel<T, kItems><<<tiles, d::kThreads, 0, stream>>>(labels, values, n, p.shift, p.parts, p.tiles, l.offsets, l.part_base,
                                                                    l.keys, l.vals, l.dest);
   LP_CUDA_LAUNCH("partitioned scatter_kernel");
   single_pass_detail::launch<Op>(p.scan, single_pass_detail::SegmentedLabels{{l.keys}, l.tile_info}, l.vals, p.scan.tiles * p.scan_tile,

@@ -16,7 +16,8 @@ namespace ms = lp::multiscan;
 namespace {
 
 // auto's regimes, from the H100 targets run (results/h100/multiscan_targets.json, n = 2^26):
-// single_pass up to m = 1024 (0.55-1.12 ms; sort_shared 1.5-2.7); sort_shared from 2048 to 2^16
+// single_pass up to m = 1024 (0.55-1.12 ms; sort_shared 1.5-2.7); where partitioned (below) does not
+// run, sort_shared from 2048 to 2^16
 // (m = 4096: 1.56-3.30 ms against single_pass's 2.9-3.1, whose m-vectors per tile grow with m;
 // 2^16: 2.3-7.4 against sort_global's 2.1-7.1, better on zipf by 1.7x); sort_global beyond, where
 // sort_shared's per-block bucket sets outgrow it (2^18: 4.3-11.3 against 2.7-7.8).
@@ -25,9 +26,11 @@ namespace {
 // at m = 4 and 1.8 against 0.54-0.67 at m = 16 (four times the tiles, each folding m-vectors).
 constexpr std::uint32_t kRegisterScanMaxM = 1;
 // partitioned (issue 15) above m = 2048 wherever it runs (to 2^20 at n = 2^26: its partitions' scan
-// needs m' <= 4096): measured (results/h100/issue15/session7/, n = 2^26 int32) 2.2-2.4 ms at m =
-// 4096 against single_pass's 3.0 and sort_shared's 2.5-3.4, and 2.3-5.0x faster than the sorts from
-// 2^14 to 2^20; at m = 2048 single_pass's 1.5 beat its 2.2-2.3 (H200).
+// needs m' <= 4096), and single_pass up to 2048 on every distribution:
+// measured (results/h100/issue15/session7/, n = 2^26 int32, H200) at m = 4096 partitioned 2.1-2.2
+// ms against single_pass's 2.9-3.0 and sort_shared's 2.2-2.9, and 1.4-3.0x faster than the sorts
+// from 2^14 to 2^20; at m = 2048 single_pass 1.46-1.53 against partitioned's 2.1-2.2 and
+// sort_shared's 2.1-2.6 (zipf too, which the look had sent to sort_shared).
 constexpr std::uint32_t kPartitionedAboveM = 2048;
 enum class Regime { RegisterScan, SinglePass, SortShared, SortGlobal, Partitioned };
 
@@ -35,7 +38,7 @@ template <class Op>
 Regime regime(std::int64_t n, std::uint32_t m, const Tuning& t) {
   using T = typename Op::value_type;
   if (m <= kRegisterScanMaxM && ms::register_scan_unsupported(n, m, sizeof(T)).empty()) return Regime::RegisterScan;
-  if (m <= 1024 && ms::single_pass_unsupported(n, m, sizeof(T), t).empty()) return Regime::SinglePass;
+  if (m <= kPartitionedAboveM && ms::single_pass_unsupported(n, m, sizeof(T), t).empty()) return Regime::SinglePass;
   if (m > kPartitionedAboveM && ms::partitioned_unsupported(n, m, sizeof(T), t).empty()) return Regime::Partitioned;
   if (m <= (1u << 16) && ms::sort_shared_unsupported<Op>(n, m, t).empty()) return Regime::SortShared;
   return Regime::SortGlobal;
@@ -108,10 +111,10 @@ void add_modern_variants(Defs<Op>& d) {
   using harness::VariantKind;
   using T = typename Op::value_type;
   d.add({"auto", VariantKind::Ours,
-         "ours: register_scan at m = 1, single_pass up to 1024, sort_shared to 2048, partitioned beyond (where it runs: m <= 2^20 at "
-         "n = 2^26), else sort_shared up to 2^16 and sort_global (by m); from m = 256, labels in runs (a look at 256 warps of labels) with "
-         "at most 1024 present take relabel, up to 2048 labels that do not repeat keep single_pass, and where partitioned does not run, up to "
-         "2^18 labels that repeat (zipf) take sort_shared",
+         "ours: register_scan at m = 1, single_pass up to 2048, partitioned beyond (where it runs: m <= 2^20 at n = 2^26); where it does "
+         "not, sort_shared up to 2^16, sort_global beyond; from m = 256, labels in runs (a look at 256 warps of labels) "
+         "with at most 1024 present take relabel, and where partitioned does not run, up to 4096 labels that do not repeat keep single_pass "
+         "and up to 2^18 labels that repeat (zipf) take sort_shared",
          {Output::Results, false},
          [](const auto& c) {
            return regime<Op>(c.n, c.m, c.tune) == Regime::SortGlobal ? ms::sort_global_unsupported(c.n) : std::string();

@@ -100,10 +100,15 @@ int main() {
       for (const LabelCase& c : std::vector<LabelCase>{{(1 << 21) + 3, 16, "uniform"}, {(1 << 20) + 5, 5, "zipf"}, {(1 << 20) + 1, 1, "degenerate"}, {3 * 4096, 2, "uniform"}})
         jobs.push_back({c, op, type, {}});
       for (std::int64_t b : {1, 3}) jobs.push_back({{(1 << 20) + 5, 9, "zipf"}, op, type, {{"blocks_per_sm", Value(b)}, {"mode", Value(std::string("inclusive"))}}});
-      // auto's look from m = 256: runs relabelled below 1024, spread labels kept on single_pass
-      // from 1025 to 4096, skewed ones on sort_shared.
-      for (const LabelCase& c : std::vector<LabelCase>{{(1 << 20) + 3, 300, "degenerate"}, {(1 << 20) + 9, 3000, "uniform"}, {(1 << 19) + 3, 4096, "uniform"}, {(1 << 20) + 11, 2049, "zipf"}})
+      // auto's look from m = 256: runs relabelled below 1024; single_pass up to 2048, partitioned
+      // above (its partitions' tiles: a skewed partition of many tiles, runs longer than a tile,
+      // m not a power of two, the last partition narrower than the others).
+      for (const LabelCase& c : std::vector<LabelCase>{{(1 << 20) + 3, 300, "degenerate"}, {(1 << 20) + 9, 3000, "uniform"}, {(1 << 19) + 3, 4096, "uniform"},
+                                                       {(1 << 20) + 11, 2049, "zipf"}, {(1 << 22) + 7, (1 << 20) + 3, "zipf"}, {(1 << 21) + 5, 3000, "sorted"},
+                                                       {(1 << 20) + 1, (1 << 16) + 1, "uniform"}})
         jobs.push_back({c, op, type, {}});
+      // partitioned's digit width as a knob (1 to 8 bits: the partitions' scan over 2^(bits - w) labels).
+      for (std::int64_t w : {1, 3, 8}) jobs.push_back({{(1 << 20) + 5, 70001, "uniform"}, op, type, {{"sort_bits", Value(w)}}});
     }
   }
   if (!run_label_jobs(*study, jobs)) return test_summary("test_gpu_multiscan");  // the context is gone

@@ -33,6 +33,9 @@ import plot_multireduce as pm  # noqa: E402
 STYLE = {  # solid = ours, dashed = peer, dash-dot = CPU
     "auto": ("auto (ours: picks by m)", "tab:red", "o", "-"),
     "single_pass": ("single_pass (ours: look-back over m-vectors)", "tab:orange", "s", "-"),
+    "register_scan": ("register_scan (ours: bucket sums in registers, m <= 16)", "#ffbb78", "v", "-"),
+    "relabel": ("relabel (ours: dense labels, then single_pass)", "#98df8a", ">", "-"),
+    "partitioned": ("partitioned (ours: one partition pass, single_pass per partition)", "#c5b0d5", "P", "-"),
     "vector_scan": ("vector_scan (5.1, m-vectors)", "#aec7e8", "x", "-"),
     "seq_global": ("seq_global (5.3, Fig B.1)", "tab:cyan", "<", "-"),
     "seq_shared": ("seq_shared (5.3, Fig B.2)", "tab:purple", "h", "-"),

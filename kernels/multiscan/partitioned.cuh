@@ -44,8 +44,7 @@ constexpr int kLowBits = 8;
 struct Plan {
   int digit_bits = 0, shift = 0;  // digit = label >> shift, the label within its partition = label & (2^shift - 1)
   std::uint32_t parts = 1, low_m = 1;
-  int items = 16;                       // partition-pass tiles: kThreads x items inputs
-  std::int64_t tiles = 0;
+  std::int64_t tiles = 0;               // partition-pass tiles of kThreads x items_for(value bytes) inputs
   single_pass_detail::Plan scan;        // the scan of the partitions, over scan.tiles tiles of scan_tile inputs
   std::int64_t scan_tile = 0;
   std::string why;
@@ -65,8 +64,7 @@ inline Plan plan(std::int64_t n, std::uint32_t m, std::size_t value_bytes, const
   p.shift = bits - p.digit_bits;
   p.low_m = std::min<std::uint32_t>(std::max<std::uint32_t>(m, 1), std::uint32_t(1) << p.shift);
   p.parts = std::uint32_t(ceil_div(std::max<std::uint32_t>(m, 1), std::int64_t(1) << p.shift));
-  p.items = items_for(value_bytes);
-  p.tiles = ceil_div(std::max<std::int64_t>(n, 1), std::int64_t(kThreads) * p.items);
+  p.tiles = ceil_div(std::max<std::int64_t>(n, 1), std::int64_t(kThreads) * items_for(value_bytes));
   // The scan's tiles: those of n, plus one per partition for the partitions' last, partial tiles.
   const single_pass_detail::Plan first = single_pass_detail::plan(n, p.low_m, value_bytes, Tuning{});
   if (!first.why.empty()) {
@@ -109,13 +107,13 @@ Layout<T> layout(void* scratch, const Plan& p, std::int64_t n) {
   return l;
 }
 
-// The lanes whose digit (digit_bits bits) equals this lane's, by one ballot a bit (the warp-level
-// multisplit of Ashkiani et al.); lanes past the end (valid false) group only among themselves.
-// Constant cost however many digits a step holds, where match.any's grows with them (H100, ncu:
-// counting 256 digits took 0.67 ms against 0.14 for 4 over the same 2^26 labels).
-// All kMaxDigitBits ballots whatever the digit's width (a digit's bits above it are 0 in every lane,
-// so their ballots change nothing): branching on the width put a convergence barrier around each
-// ballot (ncu: counting 2^26 labels took 0.3-0.5 ms on the H200, against 0.1 to read them).
+// The lanes whose digit equals this lane's, by one ballot a bit (the warp-level multisplit of
+// Ashkiani et al.); lanes past the end (valid false) group only among themselves. Constant cost
+// however many digits a step holds, where match.any's grows with them (H100, ncu: counting 256
+// digits took 0.67 ms against 0.14 for 4 over the same 2^26 labels). Always kMaxDigitBits ballots:
+// a digit's bits above its width are 0 in every lane and change nothing, while branching on the
+// width put a convergence barrier around each ballot (H200: 0.3-0.5 ms to count, against 0.4 now
+// at 96% of the warps active where that ran at 36%).
 __device__ __forceinline__ unsigned digit_peers(std::uint32_t digit, bool valid) {
   const unsigned in = __ballot_sync(0xffffffffu, valid);
   unsigned peers = valid ? in : ~in;

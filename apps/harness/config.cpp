@@ -276,4 +276,20 @@ void select_variants(RunConfig& cfg, const std::string& comma_list, const Study&
   cfg.as_run["variants"] = chosen;
 }
 
+void set_axis(RunConfig& cfg, const std::string& option, const std::string& axis, const Value& value, const Study& study) {
+  bool found = false;
+  for (const auto& a : study.axes()) found = found || a.name == axis;
+  if (!found) throw UsageError(option + ": study '" + study.name() + "' has no '" + axis + "' axis");
+  std::vector<Params> points;
+  for (Params p : cfg.points) {
+    p[axis] = value;
+    if (std::find(points.begin(), points.end(), p) == points.end()) points.push_back(std::move(p));
+  }
+  for (size_t i = 0; i < points.size(); ++i)
+    if (std::string why = study.check_params(points[i]); !why.empty())
+      throw UsageError(option + ": point " + std::to_string(i) + " (" + params_to_json(points[i]).dump() + "): " + why);
+  cfg.points = std::move(points);
+  cfg.as_run["set_axes"][axis] = params_to_json({{axis, value}})[axis];
+}
+
 }  // namespace harness

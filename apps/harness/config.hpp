@@ -45,5 +45,10 @@ void make_quick(RunConfig& cfg);
 // Replaces the config's variants (--variants a,b). Throws UsageError on an unknown name.
 void select_variants(RunConfig& cfg, const std::string& comma_list, const Study& study);
 
+// Sets `axis` to `value` in every point (the command line's --gpus N), dropping the points that
+// become repeats. Throws UsageError, naming `option`, where the study has no such axis or a point
+// is then refused.
+void set_axis(RunConfig& cfg, const std::string& option, const std::string& axis, const Value& value, const Study& study);
+
 
 }  // namespace harness

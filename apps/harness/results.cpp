@@ -275,4 +275,22 @@ void write_atomically(const std::string& path, const std::string& content) {
   }
 }
 
+void add_scaling(std::vector<Record>& records) {
+  for (Record& r : records) {
+    auto g = r.params.find("gpus");
+    if (g == r.params.end() || !std::holds_alternative<std::int64_t>(g->second) || !r.time) continue;
+    const std::int64_t gpus = std::get<std::int64_t>(g->second);
+    if (gpus <= 1) continue;
+    Params base_params = r.params;
+    base_params["gpus"] = std::int64_t(1);
+    for (const Record& b : records)
+      if (b.variant == r.variant && b.time && b.time->median > 0 && b.params == base_params && r.time->median > 0) {
+        const double speedup = b.time->median / r.time->median;
+        r.metrics["speedup_vs_1_gpu"] = speedup;
+        r.metrics["scaling_efficiency"] = speedup / double(gpus);
+        break;
+      }
+  }
+}
+
 }  // namespace harness

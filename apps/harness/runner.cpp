@@ -307,12 +307,14 @@ int study_main(int argc, char** argv, const Study& study) {
   const std::string prog = "bench " + study.name();
   CLI::App app{study.description(), prog};
   std::string config_path, out_dir, variants, resume, dump_dir;
-  int device = 0;
+  int device = 0, gpus = 0;
   bool quick = false, force = false, demo = false, describe = false, print_config = false;
   app.add_option("--config", config_path, "JSON config (default: the study's embedded default config)");
   app.add_option("--out", out_dir, "Directory for <study>.json and <study>.csv (default: runs/<study>-<UTC time>)");
   app.add_option("--variants", variants, "Comma-separated variants to run instead of the config's");
   app.add_option("--device", device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+  app.add_option("--gpus", gpus, "GPUs the multi-GPU variants use: sets the config's 'gpus' axis in every point")
+      ->check(CLI::Range(1, 64));
   app.add_flag("--quick", quick, "Few repetitions: a smoke run, not a measurement");
   app.add_flag("--force", force, "Overwrite existing result files");
   app.add_flag("--print-config", print_config, "Print the embedded default config and exit");
@@ -369,6 +371,7 @@ int study_main(int argc, char** argv, const Study& study) {
       }
     }
     if (!variants.empty()) select_variants(cfg, variants, study);
+    if (gpus > 0) set_axis(cfg, "--gpus", "gpus", Value(std::int64_t(gpus)), study);
     if (quick) make_quick(cfg);
     faults = injected_faults(cfg);
     if (!resume.empty()) {
@@ -624,6 +627,7 @@ int study_main(int argc, char** argv, const Study& study) {
   meta["processes"] = state.processes;
   if (!aborted.empty()) meta["aborted"] = aborted;
 
+  add_scaling(records);
   json doc;
   doc["schema_version"] = kSchemaVersion;
   doc["meta"] = meta;

@@ -26,7 +26,7 @@ std::string image_dir() {
 namespace {
 
 const Defs& table() {
-  static const Defs t("histogram", {add_modern_variants, add_thesis_variants});
+  static const Defs t("histogram", {add_modern_variants, add_thesis_variants, add_sharded_variants});
   return t;
 }
 
@@ -73,7 +73,12 @@ class HistogramPoint final : public harness::TablePoint<Def> {
       if (u8_) s8_.assign(l.begin(), l.end());  // labels < bins <= 256
       else s32_ = std::move(l);
     }
-    if (device_) {
+    gpus_ = int(harness::as_int(p, "gpus"));
+    ctx_.streamed = harness::as_str(p, "source") == "host";
+    chunk_ = harness::as_int(p, "chunk");
+    shard_variant_ = harness::as_str(p, "shard_variant");
+    // Only the one-GPU variants read all samples from GPU 0; the sharded ones place their own.
+    if (device_ && gpus_ == 1 && !ctx_.streamed) {
       if (u8_) d8_.upload(s8_);
       else d32_.upload(s32_);
     }
@@ -92,7 +97,15 @@ class HistogramPoint final : public harness::TablePoint<Def> {
   // Each sample read once, each count written once.
   double bytes(const Def&) const override { return double(n_) * (u8_ ? 1 : 4) + 4.0 * bins_; }
 
+  std::string skip_reason(const Def& d) const override {
+    if (!d.props.sharded && d.kind != VariantKind::Cpu && (gpus_ > 1 || ctx_.streamed))
+      return "a one-GPU variant on device-resident samples (gpus = " + std::to_string(gpus_) + ", source = " +
+             (ctx_.streamed ? "host" : "device") + ": the sharded_* variants)";
+    return TablePoint::skip_reason(d);
+  }
+
   void allocate(const Def& d) override {
+    if (d.props.sharded) return allocate_sharded(d);
     if (d.kind == VariantKind::Cpu) {
       host_out_.assign(bins_, 0xffffffffu);
     } else {
@@ -109,9 +122,64 @@ class HistogramPoint final : public harness::TablePoint<Def> {
   }
 
   harness::Validation check(const Def& d) override {
-    const std::vector<std::uint32_t> got = d.kind == VariantKind::Cpu ? host_out_ : out_.download();
-    const std::string bad = harness::first_mismatch(reference(), got, "bin", [](std::uint32_t v) { return std::to_string(v); });
+    auto show = [](std::uint32_t v) { return std::to_string(v); };
+    std::string bad;
+    if (d.props.sharded && d.props.combine == harness::Combine::CopyOnly) {
+      bad = sharded_->copies_arrived();
+    } else if (d.props.sharded) {
+      // GPU 0's counts; after an all-reduce, every GPU's.
+      const int holders = d.props.combine == harness::Combine::AllReduce ? sharded_->gpus() : 1;
+      for (int k = 0; k < holders && bad.empty(); ++k)
+        if (bad = harness::first_mismatch(reference(), sharded_->result(k), "bin", show); !bad.empty() && k > 0)
+          bad = "GPU " + std::to_string(k) + ": " + bad;
+    } else {
+      bad = harness::first_mismatch(reference(), d.kind == VariantKind::Cpu ? host_out_ : out_.download(), "bin", show);
+    }
     return bad.empty() ? harness::Validation::pass() : harness::Validation::fail(bad);
+  }
+
+  Params measured(const Def& d) override {
+    if (!d.props.sharded || !sharded_) return {};
+    Params p = sharded_->metrics();
+    p["shard_variant"] = shard_variant_;
+    return p;
+  }
+
+  // The sharded variants share one ShardedBuckets per point (its shards or pinned samples are the
+  // point's, set up once); each binds its own shard variant and combine.
+  void allocate_sharded(const Def& d) {
+    using SB = harness::ShardedBuckets<Counts>;
+    if (!sharded_) {
+      SB::Shape shape;
+      shape.gpus = gpus_;
+      shape.n = n_;
+      shape.m = bins_;
+      shape.streamed = ctx_.streamed;
+      shape.chunk = chunk_;
+      const void* host = u8_ ? static_cast<const void*>(s8_.data()) : static_cast<const void*>(s32_.data());
+      const void* dev = u8_ ? static_cast<const void*>(d8_.get()) : static_cast<const void*>(d32_.get());
+      sharded_ = std::make_unique<SB>(shape, std::vector<SB::Column>{{host, u8_ ? 1u : 4u, dev}});
+    }
+    ctx_.sharded = sharded_.get();
+    const Def& local = table().at(shard_variant_);
+    auto at = [this](std::int64_t count) {
+      Ctx c = ctx_;
+      c.n = count;
+      return c;
+    };
+    if (local.unsupported) sharded_->require([&](std::int64_t count) { return local.unsupported(at(count)); }, "shard_variant '" + shard_variant_ + "'");
+    sharded_->set_local([at, &local](std::int64_t count) { return local.scratch ? local.scratch(at(count)) : std::size_t(0); },
+                        [at, &local](const SB::Local& s) {
+                          Ctx c = at(s.count);
+                          c.s8 = static_cast<const std::uint8_t*>(s.cols[0]);
+                          c.s32 = static_cast<const std::uint32_t*>(s.cols[0]);
+                          c.out = s.out;
+                          c.scratch = s.scratch;
+                          c.scratch_bytes = s.scratch_bytes;
+                          c.stream = s.stream;
+                          local.run(c);
+                        },
+                        d.props.combine);
   }
 
   std::string checksum(const Def&) override { return harness::checksum_hex(reference()); }
@@ -141,6 +209,10 @@ class HistogramPoint final : public harness::TablePoint<Def> {
   DeviceBuffer<std::uint8_t> d8_;
   DeviceBuffer<std::uint32_t> d32_, out_, ones_;
   DeviceBuffer<char> scratch_;
+  int gpus_ = 1;
+  std::int64_t chunk_ = 0;
+  std::string shard_variant_;
+  std::unique_ptr<harness::ShardedBuckets<Counts>> sharded_;
 };
 
 }  // namespace
@@ -153,7 +225,7 @@ std::unique_ptr<harness::Study> make_study() {
                        "HistogramEven and the CPU, u8/u32 samples, synthetic inputs and images",
                        kDefaultConfig};
   s.axes = {
-      {"n", AxisKind::Size, "samples", {V(std::int64_t(1) << 28)}, {}, 1, std::int64_t(1) << 30},
+      {"n", AxisKind::Size, "samples (above 2^30: source host)", {V(std::int64_t(1) << 28)}, {}, 1, std::int64_t(1) << 33},
       {"bins", AxisKind::Size, "bins: samples are in [0, bins); u8 samples: at most 256", {V(std::int64_t(256))}, {}, 1, std::int64_t(1) << 24},
       {"sample", AxisKind::Choice, "sample type: u8 (bytes, the thesis's image case) or u32", {V(std::string("u8"))}, {"u8", "u32"}},
       {"input", AxisKind::Choice,
@@ -167,6 +239,7 @@ std::unique_ptr<harness::Study> make_study() {
       {"blocks_per_sm", AxisKind::Int, "resident blocks per SM the grid is sized for (0: as many as fit; the thesis used 3)", {V(std::int64_t(0))}, {}, 0, 32},
       {"cluster", AxisKind::Int, "thread-block cluster size of cluster_privatized (0: the smallest that holds the histogram)", {V(std::int64_t(0))}, {}, 0, 16},
   };
+  for (auto& a : harness::sharded_axes()) s.axes.push_back(a);
   s.variants = table().specs();
   s.check_params = [](const Params& p) -> std::string {
     const bool u8 = harness::as_str(p, "sample") == "u8";
@@ -174,6 +247,16 @@ std::unique_ptr<harness::Study> make_study() {
     const std::string& input = harness::as_str(p, "input");
     if (u8 && bins > 256) return "bins: u8 samples have at most 256 bins, not " + std::to_string(bins);
     if (harness::as_real(p, "zipf_s") <= 0) return "zipf_s: the zipf exponent must be > 0";
+    if (std::string why = harness::check_sharded_params(p, std::int64_t(1) << 30); !why.empty()) return why;
+    const std::string& sv = harness::as_str(p, "shard_variant");
+    bool known = false;
+    for (const auto& d : table().all())
+      if (d.name == sv) {
+        if (d.kind == VariantKind::Cpu || d.kind == VariantKind::Probe || d.props.sharded || d.props.needs_ones)
+          return "shard_variant: '" + sv + "' is not a one-GPU variant of the samples alone";
+        known = true;
+      }
+    if (!known) return "shard_variant: no variant '" + sv + "' (bench histogram --help lists them)";
     if (input == "image") {
       if (!u8) return "sample: images are byte samples (sample u8)";
       if (bins != 256) return "bins: images take 256 bins, not " + std::to_string(bins);

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "apps/harness/framework.hpp"
+#include "apps/harness/sharded_buckets.cuh"
 #include "kernels/histogram/common.cuh"
+#include "kernels/multireduce/operators.hpp"
 
 namespace lp::histogram_study {
 
@@ -32,11 +34,16 @@ struct Ctx {
   const std::uint8_t* host_s8 = nullptr;
   const std::uint32_t* host_s32 = nullptr;
   std::uint32_t* host_out = nullptr;
+  harness::ShardedBuckets<multireduce::Add<std::uint32_t>>* sharded = nullptr;  // the sharded variants' GPUs and inputs (issue 16)
+  bool streamed = false;  // source 'host': the samples stay in pinned host memory
 };
+using Counts = multireduce::Add<std::uint32_t>;  // how the sharded variants combine the shards' counts
 
 // What the study needs to know of a variant beyond its launcher and predicates.
 struct Props {
   bool needs_ones = false;  // reads a values array of ones (the multireduce kernels' interface)
+  bool sharded = false;     // runs over the point's GPUs (gpus, source axes) through ShardedBuckets
+  harness::Combine combine = harness::Combine::Reduce;
 };
 
 // A variant: {name, kind, description, {needs_ones}, unsupported(ctx), scratch(ctx), run(ctx)}.
@@ -45,5 +52,6 @@ using Defs = harness::VariantTable<Def>;
 
 void add_thesis_variants(Defs&);  // thesis 4.3.1 (Podlozhnyuk, Nugteren, TRISH), 4.5.2 (BankTRISH), Alg 4.10
 void add_modern_variants(Defs&);  // beyond the thesis, `auto`, the CUB peer and the CPU baseline
+void add_sharded_variants(Defs&);  // issue 16: several GPUs, streamed samples
 
 }  // namespace lp::histogram_study

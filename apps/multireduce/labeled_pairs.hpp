@@ -154,13 +154,14 @@ inline double float_sum_tolerance(std::int64_t count, double abs_sum, double exa
 
 // The axes of the pairs' generator, and the launch knobs every GPU variant family reads.
 // `more` adds label distributions of harness::labels beyond the four every study has.
-inline std::vector<harness::AxisSpec> pair_axes(const std::vector<std::string>& more = {}, const std::string& more_help = "") {
+inline std::vector<harness::AxisSpec> pair_axes(const std::vector<std::string>& more = {}, const std::string& more_help = "",
+                                                std::int64_t max_n = std::int64_t(1) << 30) {
   using harness::AxisKind;
   using V = harness::Value;
   std::vector<std::string> dists = {"uniform", "degenerate", "sorted", "zipf"};
   dists.insert(dists.end(), more.begin(), more.end());
   return {
-      {"n", AxisKind::Size, "inputs (label-value pairs)", {V(std::int64_t(1) << 26)}, {}, 1, std::int64_t(1) << 30},
+      {"n", AxisKind::Size, "inputs (label-value pairs)", {V(std::int64_t(1) << 26)}, {}, 1, max_n},
       {"m", AxisKind::Size, "buckets: labels are in [0, m)", {V(std::int64_t(256))}, {}, 1, std::int64_t(1) << 28},
       {"distribution", AxisKind::Choice, "labels: uniform, degenerate (all m-1), sorted, zipf (exponent zipf_s)" + more_help, {V(std::string("uniform"))}, dists},
       {"zipf_s", AxisKind::Real, "zipf exponent (distribution zipf only)", {V(1.0)}, {}},

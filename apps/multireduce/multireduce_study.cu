@@ -26,7 +26,7 @@ namespace {
 template <class Op>
 const Defs<Op>& table() {
   static const Defs<Op> t("multireduce", {add_modern_variants<Op>, add_perbank_variants<Op>, add_sequential_variants<Op>,
-                                          add_sort_variants<Op>, add_peer_variants<Op>, add_cpu_variants<Op>});
+                                          add_sort_variants<Op>, add_peer_variants<Op>, add_cpu_variants<Op>, add_sharded_variants<Op>});
   return t;
 }
 
@@ -68,7 +68,12 @@ class MultireducePoint final : public harness::TablePoint<Def<Op>> {
                             harness::to_string(p.at("zipf_s")) + "/" + Op::name + "/" + multireduce::TypeName<T>::value;
     in_.labels = point_labels(p, seed, tag);
     in_.values = make_values<Op>(n_, ones_, harness::derive_seed(seed, "values/" + tag));
-    if (device) in_.upload();
+    gpus_ = int(harness::as_int(p, "gpus"));
+    ctx_.streamed = harness::as_str(p, "source") == "host";
+    chunk_ = harness::as_int(p, "chunk");
+    shard_variant_ = harness::as_str(p, "shard_variant");
+    // Only the one-GPU variants read the whole input from GPU 0; the sharded ones place their own.
+    if (device && gpus_ == 1 && !ctx_.streamed) in_.upload();
     ctx_.m = m_;
     ctx_.host_sort_scratch = &sort_scratch_;
     in_.bind(ctx_);
@@ -90,6 +95,14 @@ class MultireducePoint final : public harness::TablePoint<Def<Op>> {
   }
 
   std::string skip_reason(const Def<Op>& d) const override {
+    if (!d.props.sharded && d.kind != VariantKind::Cpu && (gpus_ > 1 || ctx_.streamed))
+      return "a one-GPU variant on device-resident inputs (gpus = " + std::to_string(gpus_) + ", source = " +
+             (ctx_.streamed ? "host" : "device") + ": the sharded_* variants)";
+    if (d.props.sharded) {
+      const Def<Op>& local = table<Op>().at(shard_variant_);
+      if (!local.run || (local.props.needs_commutative && !Op::commutative))
+        return "shard_variant '" + shard_variant_ + "' does not run op '" + Op::name + "'";
+    }
     if (d.props.needs_commutative && !Op::commutative)
       return std::string("needs a commutative operator; '") + Op::name + "' is not";
     if (d.run && d.props.output == Output::CountOnly && !ones_) return "a histogram: only where every value is 1 (values = ones)";
@@ -97,6 +110,7 @@ class MultireducePoint final : public harness::TablePoint<Def<Op>> {
   }
 
   void allocate(const Def<Op>& d) override {
+    if (d.props.sharded) return allocate_sharded(d);
     const bool sorted_in = d.props.output == Output::SegmentsOfSorted || d.props.output == Output::ScanOfSorted;
     if (d.kind != VariantKind::Cpu && sorted_in) {
       in_.upload_sorted(m_);
@@ -114,7 +128,17 @@ class MultireducePoint final : public harness::TablePoint<Def<Op>> {
   harness::Validation check(const Def<Op>& d) override {
     reference();  // also the float tolerances' terms
     std::string bad;
-    if (d.props.output == Output::ScanOfSorted) {
+    if (d.props.sharded && d.props.combine == harness::Combine::CopyOnly) {
+      bad = sharded_->copies_arrived();
+    } else if (d.props.sharded) {
+      // GPU 0's buckets; after an all-reduce, every GPU's.
+      const int holders = d.props.combine == harness::Combine::AllReduce ? sharded_->gpus() : 1;
+      for (int k = 0; k < holders && bad.empty(); ++k) {
+        std::vector<T> got = sharded_->result(k);
+        for (std::uint32_t b = 0; b < m_ && bad.empty(); ++b) bad = compare_bucket(b, got[b]);
+        if (!bad.empty() && k > 0) bad = "GPU " + std::to_string(k) + ": " + bad;
+      }
+    } else if (d.props.output == Output::ScanOfSorted) {
       // An inclusive scan by key: the last element of each run is its bucket's value.
       const std::vector<std::uint32_t>& sl = in_.sorted_labels;
       std::vector<T> got = out_.results(d);
@@ -139,6 +163,49 @@ class MultireducePoint final : public harness::TablePoint<Def<Op>> {
   }
 
   std::string checksum(const Def<Op>&) override { return harness::checksum_hex(reference()); }
+
+  Params measured(const Def<Op>& d) override {
+    if (!d.props.sharded || !sharded_) return {};
+    Params p = sharded_->metrics();
+    p["shard_variant"] = shard_variant_;
+    return p;
+  }
+
+  // The sharded variants share one ShardedBuckets per point (its shards or pinned inputs are the
+  // point's, set up once); each binds its own shard variant and combine.
+  void allocate_sharded(const Def<Op>& d) {
+    using SB = harness::ShardedBuckets<Op>;
+    if (!sharded_) {
+      typename SB::Shape shape;
+      shape.gpus = gpus_;
+      shape.n = n_;
+      shape.m = m_;
+      shape.streamed = ctx_.streamed;
+      shape.chunk = chunk_;
+      sharded_ = std::make_unique<SB>(shape, std::vector<typename SB::Column>{{in_.labels.data(), sizeof(std::uint32_t), in_.d_labels.get()},
+                                                                            {in_.values.data(), sizeof(T), in_.d_values.get()}});
+    }
+    ctx_.sharded = sharded_.get();
+    const Def<Op>& local = table<Op>().at(shard_variant_);
+    auto at = [this](std::int64_t count) {
+      Ctx<Op> c = ctx_;
+      c.n = count;
+      return c;
+    };
+    if (local.unsupported) sharded_->require([&](std::int64_t count) { return local.unsupported(at(count)); }, "shard_variant '" + shard_variant_ + "'");
+    sharded_->set_local([at, &local](std::int64_t count) { return local.scratch ? local.scratch(at(count)) : std::size_t(0); },
+                        [at, &local](const typename SB::Local& s) {
+                          Ctx<Op> c = at(s.count);
+                          c.labels = static_cast<const std::uint32_t*>(s.cols[0]);
+                          c.values = static_cast<const T*>(s.cols[1]);
+                          c.out = s.out;
+                          c.scratch = s.scratch;
+                          c.scratch_bytes = s.scratch_bytes;
+                          c.stream = s.stream;
+                          local.run(c);
+                        },
+                        d.props.combine);
+  }
 
   void deallocate(const Def<Op>&) override {
     out_.release();
@@ -192,6 +259,10 @@ class MultireducePoint final : public harness::TablePoint<Def<Op>> {
   std::vector<double> exact_, abs_sum_;
   std::vector<std::int64_t> count_;
   DeviceBuffer<std::uint32_t> out_keys_;
+  int gpus_ = 1;
+  std::int64_t chunk_ = 0;
+  std::string shard_variant_;
+  std::unique_ptr<harness::ShardedBuckets<Op>> sharded_;
 };
 
 }  // namespace
@@ -202,7 +273,7 @@ std::unique_ptr<harness::Study> make_study() {
   harness::StudyDecl s{"multireduce",
                        "multireduce (thesis ch. 4): sequential adaptations, per-bank, sort-based and modern variants vs CUB, Thrust, atomics and the CPU",
                        kDefaultConfig};
-  s.axes = pair_axes();
+  s.axes = pair_axes({}, "", std::int64_t(1) << 33);
   for (auto& a : op_type_axes(true)) s.axes.push_back(a);
   s.axes.insert(s.axes.end(), {
       {"values", AxisKind::Choice, "random, or ones (a count: the histogram special case, where CUB DeviceHistogram joins)", {V(std::string("random"))}, {"random", "ones"}},
@@ -214,6 +285,7 @@ std::unique_ptr<harness::Study> make_study() {
       {"cluster", AxisKind::Int, "thread-block cluster size (0: default)", {V(std::int64_t(0))}, {}, 0, 16},
       {"transpose", AxisKind::Choice, "transposition of the non-commutative variants: padded (Alg 4.7), segment (Alg 4.6), baxter (Alg 4.5)", {V(std::string("padded"))}, {"padded", "segment", "baxter"}},
   });
+  for (auto& a : harness::sharded_axes()) s.axes.push_back(a);
   s.variants = table<multireduce::Add<std::int32_t>>().specs();
   s.check_params = [](const Params& p) -> std::string {
     const std::string& op = harness::as_str(p, "op");
@@ -221,7 +293,16 @@ std::unique_ptr<harness::Study> make_study() {
     if (harness::as_str(p, "values") == "ones" && op != "add") return "values: 'ones' (a count) needs op 'add'";
     if (harness::as_real(p, "zipf_s") <= 0) return "zipf_s: the zipf exponent must be > 0";
     if (op == "last" && harness::as_int(p, "n") > (std::int64_t(1) << 31) - 1) return "n: op 'last' stores input indices as int32";
-    return {};
+    if (std::string why = harness::check_sharded_params(p, std::int64_t(1) << 30); !why.empty()) return why;
+    // The shard variant: a one-GPU variant of this study that writes the m buckets.
+    const std::string& sv = harness::as_str(p, "shard_variant");
+    for (const auto& d : table<multireduce::Add<std::int32_t>>().all())
+      if (d.name == sv) {
+        if (d.kind == VariantKind::Cpu || d.kind == VariantKind::Probe || d.props.sharded || d.props.output != Output::Buckets)
+          return "shard_variant: '" + sv + "' is not a one-GPU variant writing the m buckets";
+        return {};
+      }
+    return "shard_variant: no variant '" + sv + "' (bench multireduce --help lists them)";
   };
   s.make_point = point_for_op<MultireducePoint, true>;
   return harness::declare_study(std::move(s));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "apps/harness/framework.hpp"
+#include "apps/harness/sharded_buckets.cuh"
 #include "kernels/multireduce/common.cuh"
 #include "labeled_pairs.hpp"
 
@@ -22,6 +23,8 @@ using multireduce::Tuning;
 template <class Op>
 struct Ctx : PairsCtx<Op, Tuning> {
   std::uint32_t* out_keys = nullptr;  // device, m: keys of Output::SegmentsOfSorted
+  harness::ShardedBuckets<Op>* sharded = nullptr;  // the sharded variants' GPUs and inputs (issue 16)
+  bool streamed = false;                           // source 'host': the inputs stay in pinned host memory
 };
 
 template <class Op>
@@ -39,6 +42,8 @@ enum class Output {
 struct Props {
   bool needs_commutative = false;
   Output output = Output::Buckets;
+  bool sharded = false;  // runs over the point's GPUs (gpus, source axes) through ShardedBuckets
+  harness::Combine combine = harness::Combine::Reduce;
 };
 
 // A variant: {name, kind, description, {needs_commutative, output}, unsupported(ctx), scratch(ctx), run(ctx)}.
@@ -66,6 +71,7 @@ template <class Op> void add_sequential_variants(Defs<Op>&);  // thesis 4.1, 4.3
 template <class Op> void add_perbank_variants(Defs<Op>&);     // thesis Alg 4.9, 4.10, 4.11 and multipass
 template <class Op> void add_sort_variants(Defs<Op>&);        // thesis 4.4.1, Alg 4.13, Fig 4.22
 template <class Op> void add_modern_variants(Defs<Op>&);      // beyond the thesis, and `auto`
+template <class Op> void add_sharded_variants(Defs<Op>&);     // issue 16: several GPUs, streamed inputs
 
 // In each family's file:
 //   #define LP_X(Op) template void add_<family>_variants<Op>(Defs<Op>&);

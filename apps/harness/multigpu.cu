@@ -1,0 +1,240 @@
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/common/cuda_check.cuh"
+#include "multigpu.hpp"
+#include "study.hpp"
+
+#ifndef LP_CUDA_LIB_DIR
+#define LP_CUDA_LIB_DIR ""
+#endif
+
+namespace harness {
+
+Range shard_range(std::int64_t n, int shards, int k) {
+  const std::int64_t base = n / shards, extra = n % shards;
+  Range r;
+  r.begin = k * base + std::min<std::int64_t>(k, extra);
+  r.end = r.begin + base + (k < extra ? 1 : 0);
+  return r;
+}
+
+namespace {
+
+template <class F>
+void bind(void* lib, const char* name, F& f, std::string& missing) {
+  f = reinterpret_cast<F>(dlsym(lib, name));
+  if (!f) missing += std::string(missing.empty() ? "" : ", ") + name;
+}
+
+NcclApi load_nccl() {
+  // NVLink multicast (NVLS) off unless the user says otherwise: on the shared lent machines a
+  // program using it can take the host's GPUs out of service.
+  setenv("NCCL_NVLS_ENABLE", "0", 0);
+  std::vector<std::string> tries;
+  if (const char* env = std::getenv("LP_NCCL_LIBRARY"); env && *env) {
+    tries.push_back(env);  // the user's choice only: a wrong path is reported, not silently replaced
+  } else {
+    tries.push_back("libnccl.so.2");
+    if (*LP_CUDA_LIB_DIR) tries.push_back(std::string(LP_CUDA_LIB_DIR) + "/libnccl.so.2");
+  }
+  std::string errors;
+  for (const std::string& path : tries) {
+    void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      const char* e = dlerror();
+      errors += std::string(errors.empty() ? "" : "; ") + (e ? e : path);
+      continue;
+    }
+    NcclApi api;
+    api.path = path;
+    std::string missing;
+    bind(lib, "ncclGetVersion", api.GetVersion, missing);
+    bind(lib, "ncclGetErrorString", api.GetErrorString, missing);
+    bind(lib, "ncclCommInitAll", api.CommInitAll, missing);
+    bind(lib, "ncclGroupStart", api.GroupStart, missing);
+    bind(lib, "ncclGroupEnd", api.GroupEnd, missing);
+    bind(lib, "ncclReduce", api.Reduce, missing);
+    bind(lib, "ncclAllReduce", api.AllReduce, missing);
+    bind(lib, "ncclSend", api.Send, missing);
+    bind(lib, "ncclRecv", api.Recv, missing);
+    if (!missing.empty()) throw Unsupported("NCCL not available: " + path + " lacks " + missing);
+    api.GetVersion(&api.version);
+    return api;
+  }
+  throw Unsupported("NCCL not available (" + errors + "; set LP_NCCL_LIBRARY to libnccl.so.2's path)");
+}
+
+std::string run_command(const char* cmd) {
+  std::string out;
+  if (FILE* f = popen(cmd, "r")) {
+    char buf[4096];
+    std::size_t got;
+    while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, got);
+    pclose(f);
+  }
+  return out;
+}
+
+std::string probe_interconnect(int gpus) {
+  if (gpus < 2) return "none (one GPU)";
+  // Device 0 to each other device; where links differ, all of them are named.
+  const std::string topo = run_command("nvidia-smi topo -m 2>/dev/null");
+  std::string out;
+  for (int b = 1; b < gpus; ++b) {
+    std::string kind = link_kind(topo_cell(topo, 0, b));
+    if (kind.empty()) {
+      int can = 0;
+      LP_CUDA(cudaDeviceCanAccessPeer(&can, 0, b));
+      kind = can ? "peer access (link not reported)" : "no peer access (link not reported)";
+    }
+    if (out.find(kind) == std::string::npos) out += (out.empty() ? "" : ", ") + kind;
+  }
+  return out;
+}
+
+}  // namespace
+
+const NcclApi& nccl() {
+  static std::mutex mu;
+  static std::unique_ptr<NcclApi> api;
+  static std::string failure;
+  std::lock_guard<std::mutex> lock(mu);
+  if (api) return *api;
+  if (!failure.empty()) throw Unsupported(failure);
+  try {
+    api = std::make_unique<NcclApi>(load_nccl());
+  } catch (const Unsupported& e) {
+    failure = e.what();
+    throw;
+  }
+  return *api;
+}
+
+void nccl_check(ncclResult_t r, const char* what) {
+  if (r == ncclSuccess || r == ncclInProgress) return;
+  const char* why = nccl().GetErrorString ? nccl().GetErrorString(r) : "unknown";
+  throw std::runtime_error(std::string(what) + " failed: NCCL error " + std::to_string(int(r)) + " (" + why + ")");
+}
+
+std::string topo_cell(const std::string& text, int a, int b) {
+  std::istringstream lines(text);
+  std::string line;
+  std::vector<std::string> header;
+  const std::string want_col = "GPU" + std::to_string(b), want_row = "GPU" + std::to_string(a);
+  while (std::getline(lines, line)) {
+    std::istringstream ws(line);
+    std::vector<std::string> tok;
+    for (std::string t; ws >> t;) tok.push_back(t);
+    if (tok.empty()) continue;
+    if (header.empty()) {
+      if (tok[0] == "GPU0") header = tok;  // the column titles: GPU0 GPU1 ... CPU Affinity ...
+      continue;
+    }
+    if (tok[0] != want_row) continue;
+    for (std::size_t c = 0; c < header.size(); ++c)
+      if (header[c] == want_col) return c + 1 < tok.size() ? tok[c + 1] : "";
+    return "";
+  }
+  return "";
+}
+
+std::string link_kind(const std::string& cell) {
+  if (cell.empty() || cell == "X") return "";
+  if (cell.rfind("NV", 0) == 0) return "NVLink (" + cell + ")";
+  for (const char* pcie : {"PIX", "PXB", "PHB", "NODE", "SYS"})
+    if (cell == pcie) return "PCIe (" + cell + ")";
+  return "unknown (" + cell + ")";
+}
+
+DeviceScope::DeviceScope(int device) {
+  LP_CUDA(cudaGetDevice(&previous_));
+  if (device != previous_) LP_CUDA(cudaSetDevice(device));
+}
+DeviceScope::~DeviceScope() { cudaSetDevice(previous_); }
+
+PinnedRegion::PinnedRegion(const void* p, std::size_t bytes) {
+  if (!p || bytes == 0) return;
+  cudaError_t e = cudaHostRegister(const_cast<void*>(p), bytes, cudaHostRegisterPortable);
+  if (e == cudaErrorMemoryAllocation || e == cudaErrorHostMemoryAlreadyRegistered) {
+    cudaGetLastError();
+    if (e == cudaErrorMemoryAllocation) throw OutOfMemory("cudaHostRegister of " + std::to_string(bytes >> 20) + " MiB");
+    return;  // registered by an earlier region over the same memory: that one unregisters it
+  }
+  LP_CUDA(e);
+  p_ = const_cast<void*>(p);
+}
+PinnedRegion::~PinnedRegion() {
+  if (p_) cudaHostUnregister(p_);
+}
+
+DeviceGroup::DeviceGroup(int gpus) {
+  const NcclApi& api = nccl();
+  int have = 0;
+  LP_CUDA(cudaGetDeviceCount(&have));
+  if (gpus > have)
+    throw Unsupported("gpus = " + std::to_string(gpus) + ": this machine has " + std::to_string(have) + " CUDA device" +
+                      (have == 1 ? "" : "s"));
+  int origin = 0;
+  LP_CUDA(cudaGetDevice(&origin));
+  streams_.resize(std::size_t(gpus));
+  copy_streams_.resize(std::size_t(gpus));
+  joined_.resize(std::size_t(gpus));
+  for (int k = 0; k < gpus; ++k) {
+    DeviceScope on(k);
+    LP_CUDA(cudaStreamCreateWithFlags(&streams_[std::size_t(k)], cudaStreamNonBlocking));
+    LP_CUDA(cudaStreamCreateWithFlags(&copy_streams_[std::size_t(k)], cudaStreamNonBlocking));
+    LP_CUDA(cudaEventCreateWithFlags(&joined_[std::size_t(k)], cudaEventDisableTiming));
+  }
+  LP_CUDA(cudaEventCreateWithFlags(&forked_, cudaEventDisableTiming));  // on the origin device
+  comms_.resize(std::size_t(gpus));
+  std::vector<int> devices(std::size_t(gpus));
+  for (int k = 0; k < gpus; ++k) devices[std::size_t(k)] = k;
+  nccl_check(api.CommInitAll(comms_.data(), gpus, devices.data()), "ncclCommInitAll");
+  LP_CUDA(cudaSetDevice(origin));
+  interconnect_ = probe_interconnect(gpus);
+}
+
+DeviceGroup& DeviceGroup::of(int gpus) {
+  static std::mutex mu;
+  // Kept until exit on purpose: destroying communicators in static destruction races the CUDA
+  // runtime's own teardown.
+  static std::map<int, DeviceGroup*> groups;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = groups.find(gpus);
+  if (it != groups.end()) return *it->second;
+  DeviceGroup* g = new DeviceGroup(gpus);
+  groups[gpus] = g;
+  return *g;
+}
+
+void DeviceGroup::fork(cudaStream_t origin) {
+  // The fork event lives on the device that was current when the group was made; record it from
+  // there (the origin stream belongs to that device: the harness made it there).
+  LP_CUDA(cudaEventRecord(forked_, origin));
+  for (int k = 0; k < size(); ++k) {
+    DeviceScope on(k);
+    LP_CUDA(cudaStreamWaitEvent(streams_[std::size_t(k)], forked_, 0));
+    LP_CUDA(cudaStreamWaitEvent(copy_streams_[std::size_t(k)], forked_, 0));
+  }
+}
+
+void DeviceGroup::join(cudaStream_t origin) {
+  for (int k = 0; k < size(); ++k) {
+    DeviceScope on(k);
+    LP_CUDA(cudaEventRecord(joined_[std::size_t(k)], streams_[std::size_t(k)]));
+  }
+  for (int k = 0; k < size(); ++k) LP_CUDA(cudaStreamWaitEvent(origin, joined_[std::size_t(k)], 0));
+}
+
+}  // namespace harness

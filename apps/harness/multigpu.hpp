@@ -1,0 +1,111 @@
+// Several GPUs of one host driven by one process (issue 16): the shards of an input, NCCL loaded at
+// run time, a cached group of devices with their streams and communicators, and the link between
+// them. It knows no algorithm: a study hands it inputs and a local step (sharded_buckets.cuh).
+//
+// One process drives every device (ncclCommInitAll) rather than one process per GPU: the harness
+// is one process per run (its records, restart-after-a-lost-context and results files stay as
+// they are), a variant's timed region is then one CUDA-event interval on the origin GPU that
+// brackets every device's work, and no launcher (MPI) joins the dependencies. The cost is that
+// one host thread enqueues for all devices, which NCCL supports inside ncclGroupStart/End.
+#pragma once
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace harness {
+
+// Input positions [begin, end) of shard k of n inputs over `shards` devices: contiguous, in
+// order, sizes differing by at most one (the first n % shards shards take one more).
+struct Range {
+  std::int64_t begin = 0, end = 0;
+  std::int64_t size() const { return end - begin; }
+};
+Range shard_range(std::int64_t n, int shards, int k);
+
+// NCCL, found at run time: $LP_NCCL_LIBRARY if set, else libnccl.so.2 on the loader's path, else
+// the CUDA toolkit's lib directory this build was configured with. Loading it (not linking) keeps
+// every executable starting on machines without NCCL; only the multi-GPU variants need it, and
+// they are skipped there with the reason. Before the first use, NCCL_NVLS_ENABLE=0 is set unless
+// the environment sets it (NVLink multicast stays off on the shared lent machines).
+struct NcclApi {
+  std::string path;  // the file loaded
+  int version = 0;   // ncclGetVersion: 22809 is 2.28.9
+  decltype(&ncclGetVersion) GetVersion = nullptr;
+  decltype(&ncclGetErrorString) GetErrorString = nullptr;
+  decltype(&ncclCommInitAll) CommInitAll = nullptr;
+  decltype(&ncclGroupStart) GroupStart = nullptr;
+  decltype(&ncclGroupEnd) GroupEnd = nullptr;
+  decltype(&ncclReduce) Reduce = nullptr;
+  decltype(&ncclAllReduce) AllReduce = nullptr;
+  decltype(&ncclSend) Send = nullptr;
+  decltype(&ncclRecv) Recv = nullptr;
+};
+// Throws Unsupported("NCCL not available: ...") where it cannot be loaded.
+const NcclApi& nccl();
+// Throws std::runtime_error naming the call where NCCL reports an error.
+void nccl_check(ncclResult_t r, const char* what);
+
+// The cell of `nvidia-smi topo -m` output for GPU a and GPU b ("NV18", "PIX", "SYS", ...), or ""
+// where the text does not have it.
+std::string topo_cell(const std::string& topo_text, int a, int b);
+// What a cell means: "NVLink (NV18)", "PCIe (PHB)", ...
+std::string link_kind(const std::string& cell);
+
+// Devices 0..gpus-1 of this process, each with a compute stream, a copy stream and its NCCL
+// communicator, created once per process and gpus (NCCL's set-up takes a second; the group is
+// keyed on the device count, the only thing it depends on) and kept until exit.
+class DeviceGroup {
+ public:
+  // Throws Unsupported when the machine has fewer devices or NCCL is missing.
+  static DeviceGroup& of(int gpus);
+  int size() const { return int(streams_.size()); }
+  cudaStream_t stream(int k) const { return streams_[std::size_t(k)]; }
+  cudaStream_t copy_stream(int k) const { return copy_streams_[std::size_t(k)]; }
+  ncclComm_t comm(int k) const { return comms_[std::size_t(k)]; }
+  // How device 0 reaches the others: "none (one GPU)", "NVLink (NV18)", "PCIe (SYS)", or what
+  // CUDA's peer query gives where nvidia-smi does not answer.
+  const std::string& interconnect() const { return interconnect_; }
+  // Every stream of the group waits for the work enqueued on `origin` (of the current device) so
+  // far; `join` makes `origin` wait for every compute stream. Neither blocks the host.
+  void fork(cudaStream_t origin);
+  void join(cudaStream_t origin);
+
+ private:
+  explicit DeviceGroup(int gpus);
+  std::vector<cudaStream_t> streams_, copy_streams_;
+  std::vector<cudaEvent_t> joined_;
+  cudaEvent_t forked_ = nullptr;
+  std::vector<ncclComm_t> comms_;
+  std::string interconnect_;
+};
+
+// Makes device k current for the scope, then restores the previous one.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device);
+  ~DeviceScope();
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
+// Host memory the GPUs copy from asynchronously (cudaHostRegister, portable to every device) for
+// the life of the object; a no-op for zero bytes.
+class PinnedRegion {
+ public:
+  PinnedRegion() = default;
+  PinnedRegion(const void* p, std::size_t bytes);
+  ~PinnedRegion();
+  PinnedRegion(const PinnedRegion&) = delete;
+  PinnedRegion& operator=(const PinnedRegion&) = delete;
+
+ private:
+  void* p_ = nullptr;
+};
+
+}  // namespace harness

@@ -1,0 +1,459 @@
+// A reduction into m buckets spread over several GPUs (issue 16), knowing no algorithm: each GPU
+// runs a study's local step on its shard of the inputs (device-resident, or streamed in chunks from
+// pinned host memory with the copies overlapping the local steps), and the shards' bucket arrays
+// are combined through NCCL: reduced to GPU 0, all-reduced, or gathered to GPU 0 and folded in
+// shard order (the operators NCCL has no reduction for, and the non-commutative ones).
+//
+// Timing: the study's run() calls run(origin), which forks every device's streams from the
+// harness's stream and joins them back, so the harness's one CUDA-event interval brackets every
+// device's work. Each run also records per-device phase events (local step, combine, copies),
+// read back outside the timed region as the record's per-phase metrics.
+#pragma once
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "device_buffer.hpp"
+#include "kernels/common/fold_buckets.cuh"
+#include "multigpu.hpp"
+#include "study.hpp"
+
+namespace harness {
+
+enum class Combine {
+  Reduce,     // ncclReduce to GPU 0
+  AllReduce,  // ncclAllReduce: every GPU ends with the buckets
+  Ordered,    // GPU 0 receives every shard's buckets (ncclSend/ncclRecv) and folds them in shard order
+  CopyOnly,   // no local step, no combine: the streamed copies alone (the host-to-device probe)
+};
+
+// NCCL's datatype for T, where it has one.
+template <class T>
+constexpr bool nccl_has_type = std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::int64_t> ||
+                               std::is_same_v<T, std::uint64_t> || std::is_same_v<T, float> || std::is_same_v<T, double>;
+template <class T>
+ncclDataType_t nccl_type() {
+  static_assert(nccl_has_type<T>, "no NCCL datatype");
+  if constexpr (std::is_same_v<T, std::int32_t>) return ncclInt32;
+  else if constexpr (std::is_same_v<T, std::uint32_t>) return ncclUint32;
+  else if constexpr (std::is_same_v<T, std::int64_t>) return ncclInt64;
+  else if constexpr (std::is_same_v<T, std::uint64_t>) return ncclUint64;
+  else if constexpr (std::is_same_v<T, float>) return ncclFloat32;
+  else return ncclFloat64;
+}
+// NCCL's reduction for an operator named add, min or max (thesis 1.2's commutative ones); false
+// for the others.
+inline bool nccl_op(const std::string& op, ncclRedOp_t& out) {
+  if (op == "add") out = ncclSum;
+  else if (op == "min") out = ncclMin;
+  else if (op == "max") out = ncclMax;
+  else return false;
+  return true;
+}
+// Whether NCCL reduces Op's buckets itself (else only Combine::Ordered applies). Integer addition
+// wraps in NCCL as in the operators (two's complement), so the results agree bit for bit.
+template <class Op>
+bool nccl_reducible() {
+  ncclRedOp_t r;
+  if constexpr (nccl_has_type<typename Op::value_type>) return nccl_op(Op::name, r);
+  else return false;
+}
+
+template <class Op>
+class ShardedBuckets {
+ public:
+  using T = typename Op::value_type;
+  // An input array of n elements on the host; `device0`, where not null, is the same array already
+  // on GPU 0, used in place when one GPU holds the whole input.
+  struct Column {
+    const void* host = nullptr;
+    std::size_t elem_bytes = 0;
+    const void* device0 = nullptr;
+  };
+  struct Shape {
+    int gpus = 1;
+    std::int64_t n = 0;
+    std::uint32_t m = 0;
+    bool streamed = false;          // inputs stay on the host and are copied in chunks inside the timed run
+    std::int64_t chunk = 1 << 24;   // inputs per streamed chunk
+  };
+  // What a local step sees on GPU `shard`: its inputs (one device pointer per column), their
+  // count (>= 1), the m buckets it writes (it initialises them), its scratch and its stream.
+  struct Local {
+    int shard = 0;
+    std::vector<const void*> cols;
+    std::int64_t count = 0;
+    T* out = nullptr;
+    void* scratch = nullptr;
+    std::size_t scratch_bytes = 0;
+    cudaStream_t stream = nullptr;
+  };
+  using LocalFn = std::function<void(const Local&)>;
+  using ScratchFn = std::function<std::size_t(std::int64_t count)>;
+
+  // Distributes (or pins, streamed) the inputs. Throws Unsupported (too few GPUs, no NCCL) or
+  // OutOfMemory.
+  ShardedBuckets(const Shape& s, std::vector<Column> cols) : shape_(s), cols_(std::move(cols)), group_(DeviceGroup::of(s.gpus)) {
+    per_.resize(std::size_t(s.gpus));
+    for (int k = 0; k < s.gpus; ++k) per_[std::size_t(k)].range = shard_range(s.n, s.gpus, k);
+    if (s.streamed) {
+      for (const Column& c : cols_) pins_.emplace_back(std::make_unique<PinnedRegion>(c.host, std::size_t(s.n) * c.elem_bytes));
+    }
+    for (int k = 0; k < s.gpus; ++k) {
+      DeviceScope on(k);
+      Dev& d = per_[std::size_t(k)];
+      const std::int64_t held = s.streamed ? std::min<std::int64_t>(s.chunk, d.range.size()) : d.range.size();
+      const int copies = s.streamed ? 2 : 1;  // double-buffered chunks
+      d.bufs.resize(cols_.size() * std::size_t(copies));
+      for (std::size_t c = 0; c < cols_.size(); ++c) {
+        const Column& col = cols_[c];
+        if (!s.streamed && s.gpus == 1 && col.device0) continue;  // used in place
+        for (int b = 0; b < copies; ++b) d.bufs[std::size_t(b) * cols_.size() + c].resize(std::size_t(held) * col.elem_bytes);
+        if (!s.streamed && held > 0)
+          LP_CUDA(cudaMemcpy(d.bufs[c].get(), static_cast<const char*>(col.host) + std::size_t(d.range.begin) * col.elem_bytes,
+                             std::size_t(held) * col.elem_bytes, cudaMemcpyHostToDevice));
+      }
+      d.out.resize(s.m);
+      if (s.streamed) d.part.resize(s.m);
+      for (auto& e : {&d.copied[0], &d.copied[1], &d.consumed[0], &d.consumed[1]}) LP_CUDA(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
+      d.marks.resize(kRing);
+      for (Marks& mk : d.marks)
+        for (cudaEvent_t* e : {&mk.begin, &mk.local, &mk.end, &mk.copy_begin, &mk.copy_end}) LP_CUDA(cudaEventCreate(e));
+    }
+  }
+
+  ~ShardedBuckets() {
+    for (int k = 0; k < int(per_.size()); ++k) {
+      DeviceScope on(k);
+      Dev& d = per_[std::size_t(k)];
+      cudaStreamSynchronize(group_.stream(k));
+      cudaStreamSynchronize(group_.copy_stream(k));
+      for (auto& b : d.bufs) b.reset();
+      d.out.reset();
+      d.part.reset();
+      d.gather.reset();
+      d.scratch.reset();
+      for (cudaEvent_t e : {d.copied[0], d.copied[1], d.consumed[0], d.consumed[1]}) if (e) cudaEventDestroy(e);
+      for (Marks& mk : d.marks)
+        for (cudaEvent_t e : {mk.begin, mk.local, mk.end, mk.copy_begin, mk.copy_end}) if (e) cudaEventDestroy(e);
+    }
+  }
+  ShardedBuckets(const ShardedBuckets&) = delete;
+  ShardedBuckets& operator=(const ShardedBuckets&) = delete;
+
+  // The local step the next runs use (a variant's), with its scratch for the largest count each GPU
+  // gives it, and GPU 0's gather buffer where the combine is Ordered. Starts the phase statistics
+  // afresh. The inputs poison-fill the outputs, so a bucket never written shows.
+  void set_local(ScratchFn scratch, LocalFn local, Combine how) {
+    local_ = std::move(local);
+    for (int k = 0; k < gpus(); ++k) {
+      DeviceScope on(k);
+      Dev& d = per_[std::size_t(k)];
+      std::size_t bytes = 0;
+      if (how != Combine::CopyOnly && scratch)
+        for (std::int64_t c : counts(k)) bytes = std::max(bytes, scratch(c));
+      d.scratch.resize(bytes);
+      d.out.poison();
+      if (k == 0) d.gather.resize(how == Combine::Ordered ? std::size_t(shape_.m) * std::size_t(gpus() - 1) : 0);
+    }
+    LP_CUDA(cudaDeviceSynchronize());
+    runs_ = harvested_ = 0;
+    local_ms_.clear();
+    collective_ms_.clear();
+    transfer_ms_.clear();
+  }
+
+  // The timed region: enqueue only, no synchronisation. `origin` is the harness's stream on GPU 0.
+  void run(cudaStream_t origin, Combine how) {
+    const NcclApi& api = nccl();
+    const int slot = int(runs_ % kRing);
+    if (runs_ - harvested_ >= kRing) harvest();
+    group_.fork(origin);
+    for (int k = 0; k < gpus(); ++k) {
+      DeviceScope on(k);
+      Dev& d = per_[std::size_t(k)];
+      const Marks& mk = d.marks[std::size_t(slot)];
+      LP_CUDA(cudaEventRecord(mk.begin, group_.stream(k)));
+      if (shape_.streamed) stream_shard(k, how, mk);
+      else if (how != Combine::CopyOnly) local_or_identity(k, device_cols(k, 0), d.range.size(), d.out.get());
+      LP_CUDA(cudaEventRecord(mk.local, group_.stream(k)));
+    }
+    const std::size_t m = shape_.m;
+    if (how == Combine::Reduce || how == Combine::AllReduce) {
+      ncclRedOp_t op = ncclSum;
+      if constexpr (nccl_has_type<T>) {
+        if (!nccl_op(Op::name, op)) throw Unsupported(std::string("NCCL has no reduction for '") + Op::name + "'");
+        nccl_check(api.GroupStart(), "ncclGroupStart");
+        for (int k = 0; k < gpus(); ++k) {
+          T* b = per_[std::size_t(k)].out.get();
+          if (how == Combine::Reduce) nccl_check(api.Reduce(b, b, m, nccl_type<T>(), op, 0, group_.comm(k), group_.stream(k)), "ncclReduce");
+          else nccl_check(api.AllReduce(b, b, m, nccl_type<T>(), op, group_.comm(k), group_.stream(k)), "ncclAllReduce");
+        }
+        nccl_check(api.GroupEnd(), "ncclGroupEnd");
+      } else {
+        throw Unsupported("NCCL has no datatype for these buckets");
+      }
+    } else if (how == Combine::Ordered && gpus() > 1) {
+      T* gather = per_[0].gather.get();
+      nccl_check(api.GroupStart(), "ncclGroupStart");
+      for (int k = 1; k < gpus(); ++k) {
+        nccl_check(api.Send(per_[std::size_t(k)].out.get(), m * sizeof(T), ncclUint8, 0, group_.comm(k), group_.stream(k)), "ncclSend");
+        nccl_check(api.Recv(gather + std::size_t(k - 1) * m, m * sizeof(T), ncclUint8, k, group_.comm(0), group_.stream(0)), "ncclRecv");
+      }
+      nccl_check(api.GroupEnd(), "ncclGroupEnd");
+      DeviceScope on(0);
+      lp::fold_buckets<Op>(per_[0].out.get(), gather, gpus() - 1, shape_.m, group_.stream(0));
+    }
+    for (int k = 0; k < gpus(); ++k) {
+      DeviceScope on(k);
+      LP_CUDA(cudaEventRecord(per_[std::size_t(k)].marks[std::size_t(slot)].end, group_.stream(k)));
+    }
+    group_.join(origin);
+    ++runs_;
+  }
+
+  // GPU `shard`'s buckets after the last run (GPU 0's hold the result but for AllReduce, where
+  // every GPU's do).
+  std::vector<T> result(int shard = 0) const {
+    DeviceScope on(shard);
+    return per_[std::size_t(shard)].out.download();
+  }
+
+  // After CopyOnly runs: "" where every GPU's last chunk holds the host's bytes, else the first
+  // difference.
+  std::string copies_arrived() const {
+    for (int k = 0; k < gpus(); ++k) {
+      const Dev& d = per_[std::size_t(k)];
+      const std::int64_t size = d.range.size();
+      if (size == 0) continue;
+      const std::int64_t chunks = (size + shape_.chunk - 1) / shape_.chunk, last = chunks - 1;
+      const std::int64_t begin = d.range.begin + last * shape_.chunk, count = d.range.end - begin;
+      for (std::size_t c = 0; c < cols_.size(); ++c) {
+        const std::size_t bytes = std::size_t(count) * cols_[c].elem_bytes;
+        std::vector<char> got(bytes);
+        DeviceScope on(k);
+        LP_CUDA(cudaMemcpy(got.data(), device_cols(k, int(last & 1))[c], bytes, cudaMemcpyDeviceToHost));
+        if (std::memcmp(got.data(), static_cast<const char*>(cols_[c].host) + std::size_t(begin) * cols_[c].elem_bytes, bytes) != 0)
+          return "GPU " + std::to_string(k) + ": the last chunk of column " + std::to_string(c) + " differs from the host's";
+      }
+    }
+    return "";
+  }
+
+  // The phases of the runs since set_local (medians over them): local (the slowest GPU's local
+  // step, streamed copies included), collective (the combine on that GPU, which waited least for
+  // the others), transfer (the slowest GPU's copy stream, first copy to last), and what they say.
+  Params metrics() {
+    for (int k = 0; k < gpus(); ++k) {
+      DeviceScope on(k);
+      LP_CUDA(cudaDeviceSynchronize());
+    }
+    while (harvested_ < runs_) harvest();
+    Params p;
+    p["gpus"] = std::int64_t(gpus());
+    p["interconnect"] = group_.interconnect();
+    p["nccl"] = std::to_string(nccl().version);
+    if (local_ms_.empty()) return p;
+    p["local_ms"] = median(local_ms_);
+    p["collective_ms"] = median(collective_ms_);
+    if (shape_.streamed) {
+      const double t = median(transfer_ms_);
+      p["transfer_ms"] = t;
+      double bytes = 0;
+      for (const Column& c : cols_) bytes += double(shape_.n) * double(c.elem_bytes);
+      if (t > 0) p["transfer_GBps"] = bytes / (t * 1e6);
+    }
+    p["phase_runs"] = std::int64_t(local_ms_.size());
+    return p;
+  }
+
+  int gpus() const { return int(per_.size()); }
+
+  // Throws Unsupported("<what> on <count> inputs: <reason>") where `why` refuses a count some GPU's
+  // local step would be called with.
+  void require(const std::function<std::string(std::int64_t)>& why, const std::string& what) const {
+    for (int k = 0; k < gpus(); ++k)
+      for (std::int64_t c : counts(k))
+        if (std::string r = why(c); !r.empty()) throw Unsupported(what + " on " + std::to_string(c) + " inputs: " + r);
+  }
+
+  // The input counts GPU k's local step is called with: its shard, or its full and last chunks
+  // (a variant's support and scratch may depend on the count).
+  std::vector<std::int64_t> counts(int k) const {
+    const std::int64_t size = per_[std::size_t(k)].range.size();
+    if (size == 0) return {};
+    if (!shape_.streamed) return {size};
+    std::vector<std::int64_t> c = {std::min(shape_.chunk, size)};
+    if (size > shape_.chunk && size % shape_.chunk) c.push_back(size % shape_.chunk);
+    return c;
+  }
+
+ private:
+  static constexpr std::int64_t kRing = 64;  // runs whose phase events are kept before they are read
+  struct Marks {
+    cudaEvent_t begin = nullptr, local = nullptr, end = nullptr, copy_begin = nullptr, copy_end = nullptr;
+  };
+  struct Dev {
+    Range range;
+    std::vector<DeviceBuffer<char>> bufs;  // [copy * columns + column]: the shard, or two chunk buffers
+    DeviceBuffer<T> out, part, gather;
+    DeviceBuffer<char> scratch;
+    cudaEvent_t copied[2] = {nullptr, nullptr}, consumed[2] = {nullptr, nullptr};
+    std::vector<Marks> marks;
+  };
+
+  static double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t h = v.size() / 2;
+    return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
+  }
+
+  // The device pointers of GPU k's inputs: its shard, or chunk buffer `copy` when streamed.
+  std::vector<const void*> device_cols(int k, int copy) const {
+    std::vector<const void*> p(cols_.size());
+    for (std::size_t c = 0; c < cols_.size(); ++c) {
+      const DeviceBuffer<char>& b = per_[std::size_t(k)].bufs[std::size_t(copy) * cols_.size() + c];
+      p[c] = (!shape_.streamed && gpus() == 1 && cols_[c].device0) ? cols_[c].device0 : b.get();
+    }
+    return p;
+  }
+
+  // The local step on `count` inputs, or the identity where a shard is empty (n < gpus): no
+  // variant is asked to reduce nothing.
+  void local_or_identity(int k, std::vector<const void*> cols, std::int64_t count, T* out) {
+    Dev& d = per_[std::size_t(k)];
+    if (count == 0) {
+      lp::fill_identity<Op>(out, shape_.m, group_.stream(k));
+      return;
+    }
+    local_(Local{k, std::move(cols), count, out, d.scratch.get(), d.scratch.size(), group_.stream(k)});
+  }
+
+  // GPU k's shard in chunks: the copy stream fills one buffer while the compute stream reduces the
+  // other; chunk c > 0 is reduced into `part` and folded into the buckets in chunk order.
+  void stream_shard(int k, Combine how, const Marks& mk) {
+    Dev& d = per_[std::size_t(k)];
+    const cudaStream_t s = group_.stream(k), cs = group_.copy_stream(k);
+    const std::int64_t chunks = (d.range.size() + shape_.chunk - 1) / shape_.chunk;
+    LP_CUDA(cudaEventRecord(mk.copy_begin, cs));
+    if (chunks == 0 && how != Combine::CopyOnly) lp::fill_identity<Op>(d.out.get(), shape_.m, s);
+    for (std::int64_t c = 0; c < chunks; ++c) {
+      const int buf = int(c & 1);
+      const std::int64_t begin = d.range.begin + c * shape_.chunk, count = std::min(shape_.chunk, d.range.end - begin);
+      if (c >= 2 && how != Combine::CopyOnly) LP_CUDA(cudaStreamWaitEvent(cs, d.consumed[buf], 0));
+      const std::vector<const void*> dst = device_cols(k, buf);
+      for (std::size_t col = 0; col < cols_.size(); ++col) {
+        const std::size_t e = cols_[col].elem_bytes;
+        LP_CUDA(cudaMemcpyAsync(const_cast<void*>(dst[col]), static_cast<const char*>(cols_[col].host) + std::size_t(begin) * e,
+                                std::size_t(count) * e, cudaMemcpyHostToDevice, cs));
+      }
+      if (how == Combine::CopyOnly) continue;
+      LP_CUDA(cudaEventRecord(d.copied[buf], cs));
+      LP_CUDA(cudaStreamWaitEvent(s, d.copied[buf], 0));
+      local_or_identity(k, dst, count, c == 0 ? d.out.get() : d.part.get());
+      LP_CUDA(cudaEventRecord(d.consumed[buf], s));
+      if (c > 0) lp::fold_buckets<Op>(d.out.get(), d.part.get(), 1, shape_.m, s);
+    }
+    LP_CUDA(cudaEventRecord(mk.copy_end, cs));
+    if (how == Combine::CopyOnly) LP_CUDA(cudaStreamWaitEvent(s, mk.copy_end, 0));  // the join then covers the copies
+  }
+
+  // Reads the oldest unread run's phase events (complete: the harness synchronised after it).
+  void harvest() {
+    const int slot = int(harvested_ % kRing);
+    double local = -1, collective = 0, transfer = 0;
+    for (int k = 0; k < gpus(); ++k) {
+      DeviceScope on(k);
+      const Marks& mk = per_[std::size_t(k)].marks[std::size_t(slot)];
+      float l = 0, c = 0, t = 0;
+      LP_CUDA(cudaEventElapsedTime(&l, mk.begin, mk.local));
+      LP_CUDA(cudaEventElapsedTime(&c, mk.local, mk.end));
+      if (shape_.streamed) LP_CUDA(cudaEventElapsedTime(&t, mk.copy_begin, mk.copy_end));
+      if (l > local) local = l, collective = c;
+      transfer = std::max(transfer, double(t));
+    }
+    local_ms_.push_back(local);
+    collective_ms_.push_back(collective);
+    transfer_ms_.push_back(transfer);
+    ++harvested_;
+  }
+
+  Shape shape_;
+  std::vector<Column> cols_;
+  DeviceGroup& group_;
+  std::vector<std::unique_ptr<PinnedRegion>> pins_;
+  std::vector<Dev> per_;
+  LocalFn local_;
+  std::int64_t runs_ = 0, harvested_ = 0;
+  std::vector<double> local_ms_, collective_ms_, transfer_ms_;
+};
+
+}  // namespace harness
+
+namespace harness {
+
+// The variants every study over buckets declares for several GPUs, in `bench list` order: the same
+// names, combines and meaning in each study.
+struct ShardedVariantSpec {
+  const char* name;
+  VariantKind kind;
+  Combine how;
+  const char* description;
+};
+inline const std::vector<ShardedVariantSpec>& sharded_variant_specs() {
+  static const std::vector<ShardedVariantSpec> v = {
+      {"sharded_reduce", VariantKind::Ours, Combine::Reduce,
+       "issue 16: shard_variant (auto) on each GPU's shard, then ncclReduce of the buckets to GPU 0 (add, min, max)"},
+      {"sharded_allreduce", VariantKind::Ours, Combine::AllReduce,
+       "issue 16: shard_variant on each GPU's shard, then ncclAllReduce: every GPU holds the buckets (add, min, max)"},
+      {"sharded_ordered", VariantKind::Ours, Combine::Ordered,
+       "issue 16: shard_variant on each GPU's shard, then GPU 0 receives every shard's buckets (ncclSend/Recv) and folds them in "
+       "shard order: any operator"},
+      {"h2d_stream", VariantKind::Probe, Combine::CopyOnly,
+       "the host-to-device ceiling of source 'host': the same chunks copied to every GPU at once, nothing computed"},
+  };
+  return v;
+}
+
+// Why a sharded variant combining by `how` cannot run for Op, or "".
+template <class Op>
+std::string sharded_unsupported(Combine how, bool streamed) {
+  if (how == Combine::CopyOnly && !streamed) return "a probe of source 'host' (inputs streamed from pinned host memory)";
+  if ((how == Combine::Reduce || how == Combine::AllReduce) && !nccl_reducible<Op>())
+    return std::string("NCCL reduces add, min and max of 32/64-bit integers and floats, not op '") + Op::name + "' (sharded_ordered does)";
+  return "";
+}
+
+}  // namespace harness
+
+namespace harness {
+
+// The axes of a study with sharded variants, and their checks: "" or the reason naming the key.
+inline std::vector<AxisSpec> sharded_axes() {
+  using V = Value;
+  return {
+      {"gpus", AxisKind::Int, "GPUs the sharded_* variants use (devices 0..gpus-1; --gpus N sets it); the others run on one",
+       {V(std::int64_t(1))}, {}, 1, 64},
+      {"source", AxisKind::Choice,
+       "where the inputs are: device (uploaded before timing), or host (pinned host memory, streamed in chunks inside the timed "
+       "run: inputs larger than the GPUs; sharded_* and h2d_stream only)",
+       {V(std::string("device"))}, {"device", "host"}},
+      {"chunk", AxisKind::Size, "inputs per streamed chunk (source host)", {V(std::int64_t(1) << 24)}, {}, 1024, std::int64_t(1) << 30},
+      {"shard_variant", AxisKind::Choice, "the one-GPU variant each GPU runs on its shard or chunk", {V(std::string("auto"))}, {}},
+  };
+}
+inline std::string check_sharded_params(const Params& p, std::int64_t max_device_n) {
+  if (as_str(p, "source") == "device" && as_int(p, "n") > max_device_n)
+    return "n: more than " + std::to_string(max_device_n) + " inputs need source 'host' (streamed from host memory)";
+  return {};
+}
+
+}  // namespace harness

@@ -198,7 +198,7 @@ DeviceGroup::DeviceGroup(int gpus) {
   }
   LP_CUDA(cudaEventCreateWithFlags(&forked_, cudaEventDisableTiming));  // on the origin device
   comms_.resize(std::size_t(gpus));
-  std::vector<int> devices(std::size_t(gpus));
+  std::vector<int> devices(static_cast<std::size_t>(gpus));
   for (int k = 0; k < gpus; ++k) devices[std::size_t(k)] = k;
   nccl_check(api.CommInitAll(comms_.data(), gpus, devices.data()), "ncclCommInitAll");
   LP_CUDA(cudaSetDevice(origin));

@@ -13,6 +13,7 @@
 #include <nccl.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -123,10 +124,13 @@ class ShardedBuckets {
       }
       d.out.resize(s.m);
       if (s.streamed) d.part.resize(s.m);
-      for (auto& e : {&d.copied[0], &d.copied[1], &d.consumed[0], &d.consumed[1]}) LP_CUDA(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
+      for (int b = 0; b < 2; ++b) {
+        LP_CUDA(cudaEventCreateWithFlags(&d.copied[b], cudaEventDisableTiming));
+        LP_CUDA(cudaEventCreateWithFlags(&d.consumed[b], cudaEventDisableTiming));
+      }
       d.marks.resize(kRing);
       for (Marks& mk : d.marks)
-        for (cudaEvent_t* e : {&mk.begin, &mk.local, &mk.end, &mk.copy_begin, &mk.copy_end}) LP_CUDA(cudaEventCreate(e));
+        for (cudaEvent_t* e : mk.all()) LP_CUDA(cudaEventCreate(e));
     }
   }
 
@@ -141,9 +145,13 @@ class ShardedBuckets {
       d.part.reset();
       d.gather.reset();
       d.scratch.reset();
-      for (cudaEvent_t e : {d.copied[0], d.copied[1], d.consumed[0], d.consumed[1]}) if (e) cudaEventDestroy(e);
+      for (int b = 0; b < 2; ++b) {
+        if (d.copied[b]) cudaEventDestroy(d.copied[b]);
+        if (d.consumed[b]) cudaEventDestroy(d.consumed[b]);
+      }
       for (Marks& mk : d.marks)
-        for (cudaEvent_t e : {mk.begin, mk.local, mk.end, mk.copy_begin, mk.copy_end}) if (e) cudaEventDestroy(e);
+        for (cudaEvent_t* e : mk.all())
+          if (*e) cudaEventDestroy(*e);
     }
   }
   ShardedBuckets(const ShardedBuckets&) = delete;
@@ -300,6 +308,7 @@ class ShardedBuckets {
   static constexpr std::int64_t kRing = 64;  // runs whose phase events are kept before they are read
   struct Marks {
     cudaEvent_t begin = nullptr, local = nullptr, end = nullptr, copy_begin = nullptr, copy_end = nullptr;
+    std::array<cudaEvent_t*, 5> all() { return {&begin, &local, &end, &copy_begin, &copy_end}; }
   };
   struct Dev {
     Range range;

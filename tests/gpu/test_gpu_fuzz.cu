@@ -64,6 +64,16 @@ void draw_knob(FuzzRng& r, Params& p, const std::vector<std::pair<std::string, s
   p[name] = r.pick(values);
 }
 
+// Issue 16's axes on about one case in four each: two GPUs (refused where the machine has one),
+// inputs streamed from host memory in chunks that rarely divide the shards.
+void draw_sharding(FuzzRng& r, Params& p) {
+  if (r.chance(0.25)) p["gpus"] = I(2);
+  if (r.chance(0.25)) {
+    p["source"] = std::string("host");
+    p["chunk"] = r.pick(std::vector<Value>{I(1024), I(4099), I(1 << 16), I(1 << 20)});
+  }
+}
+
 void draw_multireduce(FuzzRng& r, Params& p, bool quick) {
   draw_labels(r, p, quick);
   const auto [op, type] = r.pick(std::vector<std::pair<std::string, std::string>>{
@@ -74,6 +84,7 @@ void draw_multireduce(FuzzRng& r, Params& p, bool quick) {
   draw_knob(r, p, {{"threads", {I(128), I(512)}}, {"n_items", {I(3), I(8), I(16)}}, {"blocks_per_sm", {I(1)}},
                    {"transpose", {std::string("segment"), std::string("baxter")}}, {"n_sets", {I(1), I(32)}},
                    {"sort_bits", {I(3), I(8)}}, {"cluster", {I(2)}}});
+  draw_sharding(r, p);
 }
 
 void draw_multiscan(FuzzRng& r, Params& p, bool quick) {
@@ -100,6 +111,7 @@ void draw_histogram(FuzzRng& r, Params& p, bool quick) {
   p["zipf_s"] = r.pick(std::vector<double>{0.6, 1.0, 1.5, 2.5});
   draw_knob(r, p, {{"factor", {I(1), I(4), I(8)}}, {"threads", {I(64), I(128), I(512)}}, {"blocks_per_sm", {I(1), I(3)}},
                    {"cluster", {I(2), I(4)}}});
+  draw_sharding(r, p);
 }
 
 void draw_sortedsearch(FuzzRng& r, Params& p, bool quick) {

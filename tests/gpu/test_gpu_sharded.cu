@@ -1,0 +1,172 @@
+// Issue 16: the sharded variants of multireduce and histogram on `gpus` GPUs (the argument, 1 or
+// more), through the studies' own points and validation: odd n not divisible by the GPU count, m
+// larger than n, a GPU whose shard is empty, every operator (NCCL's reductions where it has them,
+// the ordered fold everywhere), device-resident and streamed inputs with chunks that do not divide
+// the shards, in two orders. Exit 77 (CTest: skipped) without a GPU, or with fewer GPUs than asked.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "apps/harness/datagen.hpp"
+#include "apps/harness/multigpu.hpp"
+#include "apps/histogram/histogram_study.hpp"
+#include "apps/multireduce/multireduce_study.hpp"
+#include "check.hpp"
+#include "check_variant.hpp"
+#include "gpu_test.hpp"
+
+namespace lp::multireduce_study { const char* const kDefaultConfig = "{}"; }
+namespace lp::histogram_study { const char* const kDefaultConfig = "{}"; }
+
+using harness::Params;
+using harness::Value;
+using I = std::int64_t;
+
+namespace {
+
+const std::vector<std::string> kSharded = {"sharded_reduce", "sharded_allreduce", "sharded_ordered", "h2d_stream"};
+
+struct Case {
+  Params p;
+  std::string what;
+};
+
+std::string describe(const Params& p) {
+  std::string s;
+  for (const char* k : {"n", "m", "bins", "distribution", "input", "sample", "op", "type", "source", "chunk", "gpus"})
+    if (auto it = p.find(k); it != p.end()) s += std::string(s.empty() ? "" : " ") + k + "=" + harness::to_string(it->second);
+  return s;
+}
+
+// Every case with source device and with source host (small chunks: many of them, the last short).
+void add_both_sources(std::vector<Case>& cases, Params p, I chunk) {
+  p["source"] = std::string("device");
+  cases.push_back({p, describe(p)});
+  p["source"] = std::string("host");
+  p["chunk"] = chunk;
+  cases.push_back({p, describe(p)});
+}
+
+std::vector<Case> multireduce_cases(const harness::Study& study, int gpus, bool quick) {
+  std::vector<Case> cases;
+  auto at = [&](I n, I m, const char* dist, const char* op, const char* type) {
+    Params p = default_params(study);
+    p["n"] = n;
+    p["m"] = m;
+    p["distribution"] = std::string(dist);
+    p["op"] = std::string(op);
+    p["type"] = std::string(type);
+    p["gpus"] = I(gpus);
+    return p;
+  };
+  add_both_sources(cases, at(1000003, 256, "uniform", "add", "int32"), 65536);  // odd n
+  add_both_sources(cases, at(1000, 4096, "zipf", "add", "int64"), 1024);        // m > n
+  add_both_sources(cases, at(1, 16, "uniform", "add", "int32"), 1024);          // n < gpus: an empty shard
+  add_both_sources(cases, at(gpus + 1, 3, "degenerate", "affine", "uint32x2"), 1024);
+  add_both_sources(cases, at(300007, 1000, "zipf", "min", "int32"), 4096);
+  add_both_sources(cases, at(300007, 1000, "uniform", "max", "int32"), 4096);
+  add_both_sources(cases, at(300007, 77, "zipf", "affine", "uint32x2"), 4096);   // non-commutative: shard order matters
+  add_both_sources(cases, at(300007, 5000, "uniform", "last", "int32"), 4096);
+  add_both_sources(cases, at(quick ? 70001 : (1 << 20) + 7, (1 << 16) + 3, "zipf", "add", "float32"), 1 << 16);
+  if (!quick) {
+    add_both_sources(cases, at((1 << 22) + 3, (1 << 20) + 3, "uniform", "add", "int32"), 1 << 20);
+    add_both_sources(cases, at((1 << 21) + 1, 64, "sorted", "add", "int32"), 1 << 18);
+    Params ones = at(123457, 256, "uniform", "add", "int32");
+    ones["values"] = std::string("ones");
+    add_both_sources(cases, ones, 8192);
+  }
+  return cases;
+}
+
+std::vector<Case> histogram_cases(const harness::Study& study, int gpus, bool quick) {
+  std::vector<Case> cases;
+  auto at = [&](I n, I bins, const char* sample, const char* input) {
+    Params p = default_params(study);
+    p["n"] = n;
+    p["bins"] = bins;
+    p["sample"] = std::string(sample);
+    p["input"] = std::string(input);
+    p["gpus"] = I(gpus);
+    return p;
+  };
+  add_both_sources(cases, at(1000003, 256, "u8", "uniform"), 65536);
+  add_both_sources(cases, at(1, 256, "u8", "uniform"), 1024);
+  add_both_sources(cases, at(999, 4096, "u32", "zipf"), 1024);
+  add_both_sources(cases, at(300007, 7, "u8", "degenerate"), 4096 + 3);
+  add_both_sources(cases, at(quick ? 70001 : (1 << 21) + 5, (1 << 17) + 3, "u32", "zipf"), 1 << 16);
+  if (!quick) add_both_sources(cases, at((1 << 22) + 1, 256, "u8", "zipf"), 1 << 20);
+  return cases;
+}
+
+// The sharded variants through every case, then again in a shuffled order with the variants
+// reversed (fresh points from the same seeds); each must pass somewhere.
+void run_cases(const harness::Study& study, const std::vector<Case>& cases, int gpus) {
+  std::map<std::string, int> passed;
+  std::vector<std::size_t> order(cases.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::vector<std::size_t> runs = order;
+  harness::Rng shuffle(7 + gpus);
+  for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[shuffle.below(i)]);
+  runs.insert(runs.end(), order.begin(), order.end());
+  for (std::size_t ri = 0; ri < runs.size(); ++ri) {
+    const Case& c = cases[runs[ri]];
+    const std::string why = study.check_params(c.p);
+    CHECK_MSG(why.empty(), "case refused: " << why << " (" << c.what << ")");
+    if (!why.empty()) continue;
+    const std::uint64_t seed = 11 + runs[ri];
+    auto point = study.make_point(c.p, seed, true);
+    std::printf("%s run %zu/%zu: %s\n", study.name().c_str(), ri + 1, runs.size(), c.what.c_str());
+    std::fflush(stdout);
+    std::vector<std::string> vs = kSharded;
+    if (ri >= cases.size()) std::reverse(vs.begin(), vs.end());
+    for (const auto& name : vs) {
+      const VariantOutcome o = check_variant(*point, name, study.name() + " " + name + " " + c.what);
+      if (o == VariantOutcome::ContextLost) return;
+      if (o == VariantOutcome::Passed) ++passed[name];
+    }
+    // The per-phase metrics of a run (outside the timed region, as the runner reads them).
+    if (ri == 0) {
+      point->prepare("sharded_ordered");
+      point->run("sharded_ordered", nullptr);
+      CHECK(cudaDeviceSynchronize() == cudaSuccess);
+      const Params m = point->metrics("sharded_ordered");
+      CHECK_MSG(m.count("local_ms") && m.count("collective_ms") && m.count("interconnect"), "phase metrics missing");
+      CHECK_MSG(m.count("gpus") && harness::as_int(m, "gpus") == gpus, "metric gpus is not " << gpus);
+      point->release("sharded_ordered");
+    }
+  }
+  for (const auto& name : kSharded) CHECK_MSG(passed[name] > 0, study.name() << " " << name << " never ran");
+  for (const auto& [name, k] : passed) std::printf("  %s %s: %d cases passed\n", study.name().c_str(), name.c_str(), k);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int gpus = argc > 1 ? std::atoi(argv[1]) : 1;
+  const std::string test = "test_gpu_sharded " + std::to_string(gpus);
+  if (no_gpu(test)) return kSkipped;
+  int have = 0;
+  cudaGetDeviceCount(&have);
+  if (gpus > have) {
+    std::printf("%s: %d GPUs asked, this machine has %d: skipped\n", test.c_str(), gpus, have);
+    return kSkipped;
+  }
+  const bool quick = quick_mode();
+  auto mr = lp::multireduce_study::make_study();
+  auto hist = lp::histogram_study::make_study();
+  // NCCL itself must be there: a machine with GPUs but no NCCL is a failure here, not a skip.
+  try {
+    harness::nccl();
+  } catch (const std::exception& e) {
+    CHECK_MSG(false, e.what());
+    return test_summary(test.c_str());
+  }
+  run_cases(*mr, multireduce_cases(*mr, gpus, quick), gpus);
+  run_cases(*hist, histogram_cases(*hist, gpus, quick), gpus);
+  return test_summary(test.c_str());
+}

@@ -133,6 +133,12 @@ std::string topo_cell(const std::string& text, int a, int b) {
   std::vector<std::string> header;
   const std::string want_col = "GPU" + std::to_string(b), want_row = "GPU" + std::to_string(a);
   while (std::getline(lines, line)) {
+    // nvidia-smi underlines the column titles with terminal escapes (ESC [ 4 m ... ESC [ 0 m) even
+    // into a pipe: drop them.
+    for (std::size_t at; (at = line.find('\x1b')) != std::string::npos;) {
+      const std::size_t end = line.find('m', at);
+      line.erase(at, end == std::string::npos ? std::string::npos : end - at + 1);
+    }
     std::istringstream ws(line);
     std::vector<std::string> tok;
     for (std::string t; ws >> t;) tok.push_back(t);

@@ -34,6 +34,7 @@ enum class Combine {
   AllReduce,  // ncclAllReduce: every GPU ends with the buckets
   Ordered,    // GPU 0 receives every shard's buckets (ncclSend/ncclRecv) and folds them in shard order
   CopyOnly,   // no local step, no combine: the streamed copies alone (the host-to-device probe)
+  Auto,       // Ordered on two GPUs (measured faster than NCCL's reduce there); Reduce on more where NCCL has the operator
 };
 
 // NCCL's datatype for T, where it has one.
@@ -162,6 +163,7 @@ class ShardedBuckets {
   // afresh. The inputs poison-fill the outputs, so a bucket never written shows.
   void set_local(ScratchFn scratch, LocalFn local, Combine how) {
     local_ = std::move(local);
+    how = resolve(how);
     for (int k = 0; k < gpus(); ++k) {
       DeviceScope on(k);
       Dev& d = per_[std::size_t(k)];
@@ -182,6 +184,7 @@ class ShardedBuckets {
   // The timed region: enqueue only, no synchronisation. `origin` is the harness's stream on GPU 0.
   void run(cudaStream_t origin, Combine how) {
     const NcclApi& api = nccl();
+    how = resolve(how);
     const int slot = int(runs_ % kRing);
     if (runs_ - harvested_ >= kRing) harvest();
     group_.fork(origin);
@@ -284,6 +287,17 @@ class ShardedBuckets {
   }
 
   int gpus() const { return int(per_.size()); }
+
+  // What Combine::Auto is on these GPUs. On two H200s over NVLink (issue 16's runs), GPU 0
+  // receiving the other's buckets and folding them took 11 us at m = 256 where ncclReduce took
+  // 60-115 us, and the same from m = 2^20 on: the gather moves the same bytes as a reduce on two
+  // GPUs. On more GPUs a gather brings (N-1) m buckets into GPU 0, NCCL's reduce about m, so
+  // Reduce is taken there where NCCL has the operator (not measured yet: 4 and 8 GPUs are issue
+  // 17's).
+  Combine resolve(Combine how) const {
+    if (how != Combine::Auto) return how;
+    return gpus() > 2 && nccl_reducible<Op>() ? Combine::Reduce : Combine::Ordered;
+  }
 
   // Throws Unsupported("<what> on <count> inputs: <reason>") where `why` refuses a count some GPU's
   // local step would be called with.
@@ -426,6 +440,9 @@ inline const std::vector<ShardedVariantSpec>& sharded_variant_specs() {
       {"sharded_ordered", VariantKind::Ours, Combine::Ordered,
        "issue 16: shard_variant on each GPU's shard, then GPU 0 receives every shard's buckets (ncclSend/Recv) and folds them in "
        "shard order: any operator"},
+      {"sharded_auto", VariantKind::Ours, Combine::Auto,
+       "issue 16: shard_variant on each GPU's shard, then the combine that is fastest for the GPU count: the ordered fold on two GPUs, "
+       "ncclReduce on more where the operator allows"},
       {"h2d_stream", VariantKind::Probe, Combine::CopyOnly,
        "the host-to-device ceiling of source 'host': the same chunks copied to every GPU at once, nothing computed"},
   };

@@ -44,6 +44,9 @@ void topology() {
       "\n"
       "Legend:\n\n  X    = Self\n  SYS  = Connection traversing PCIe\n  NV#  = Connection traversing a bonded set of # NVLinks\n";
   CHECK(harness::topo_cell(two, 0, 1) == "NV18");
+  // As the lent machine's nvidia-smi writes it into a file: the titles underlined with escapes.
+  const std::string escaped = "\t\x1b[4mGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\x1b[0m\nGPU0\t X \tNV18\t0-31\t0\t\tN/A\n";
+  CHECK(harness::topo_cell(escaped, 0, 1) == "NV18");
   CHECK(harness::topo_cell(two, 1, 0) == "NV18");
   CHECK(harness::topo_cell(two, 0, 0) == "X");
   CHECK(harness::topo_cell(two, 0, 2) == "");

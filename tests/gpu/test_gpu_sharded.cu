@@ -29,7 +29,7 @@ using I = std::int64_t;
 
 namespace {
 
-const std::vector<std::string> kSharded = {"sharded_reduce", "sharded_allreduce", "sharded_ordered", "h2d_stream"};
+const std::vector<std::string> kSharded = {"sharded_reduce", "sharded_allreduce", "sharded_ordered", "sharded_auto", "h2d_stream"};
 
 struct Case {
   Params p;

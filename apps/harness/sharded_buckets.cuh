@@ -34,7 +34,7 @@ enum class Combine {
   AllReduce,  // ncclAllReduce: every GPU ends with the buckets
   Ordered,    // GPU 0 receives every shard's buckets (ncclSend/ncclRecv) and folds them in shard order
   CopyOnly,   // no local step, no combine: the streamed copies alone (the host-to-device probe)
-  Auto,       // Ordered on two GPUs (measured faster than NCCL's reduce there); Reduce on more where NCCL has the operator
+  Auto,       // Reduce where NCCL has the operator, else Ordered
 };
 
 // NCCL's datatype for T, where it has one.
@@ -260,8 +260,9 @@ class ShardedBuckets {
   }
 
   // The phases of the runs since set_local (medians over them): local (the slowest GPU's local
-  // step, streamed copies included), collective (the combine on that GPU, which waited least for
-  // the others), transfer (the slowest GPU's copy stream, first copy to last), and what they say.
+  // step, streamed copies included), collective (the shortest of the GPUs' intervals from the end
+  // of their local step to the end of the combine: the GPU that finished last waited least for the
+  // others), transfer (the slowest GPU's copy stream, first copy to last), and what they say.
   Params metrics() {
     for (int k = 0; k < gpus(); ++k) {
       DeviceScope on(k);
@@ -288,15 +289,14 @@ class ShardedBuckets {
 
   int gpus() const { return int(per_.size()); }
 
-  // What Combine::Auto is on these GPUs. On two H200s over NVLink (issue 16's runs), GPU 0
-  // receiving the other's buckets and folding them took 11 us at m = 256 where ncclReduce took
-  // 60-115 us, and the same from m = 2^20 on: the gather moves the same bytes as a reduce on two
-  // GPUs. On more GPUs a gather brings (N-1) m buckets into GPU 0, NCCL's reduce about m, so
-  // Reduce is taken there where NCCL has the operator (not measured yet: 4 and 8 GPUs are issue
-  // 17's).
+  // What Combine::Auto is. On two H200s over NVLink (results/h200x2/issue16) ncclReduce took
+  // 8.6 us up to m = 4096 where the gather and fold took 11-13 us (and 90-110 us at m = 16), and
+  // 0.81 ms against 0.89-1.03 ms at m = 2^26 int32: NCCL's reduce wherever it has the operator.
+  // On more GPUs the gather brings (N-1) m buckets into GPU 0 where NCCL's ring or tree moves
+  // about 2m per GPU, so the choice only gets clearer there.
   Combine resolve(Combine how) const {
     if (how != Combine::Auto) return how;
-    return gpus() > 2 && nccl_reducible<Op>() ? Combine::Reduce : Combine::Ordered;
+    return nccl_reducible<Op>() ? Combine::Reduce : Combine::Ordered;
   }
 
   // Throws Unsupported("<what> on <count> inputs: <reason>") where `why` refuses a count some GPU's
@@ -392,7 +392,7 @@ class ShardedBuckets {
   // Reads the oldest unread run's phase events (complete: the harness synchronised after it).
   void harvest() {
     const int slot = int(harvested_ % kRing);
-    double local = -1, collective = 0, transfer = 0;
+    double local = 0, collective = -1, transfer = 0;
     for (int k = 0; k < gpus(); ++k) {
       DeviceScope on(k);
       const Marks& mk = per_[std::size_t(k)].marks[std::size_t(slot)];
@@ -400,7 +400,8 @@ class ShardedBuckets {
       LP_CUDA(cudaEventElapsedTime(&l, mk.begin, mk.local));
       LP_CUDA(cudaEventElapsedTime(&c, mk.local, mk.end));
       if (shape_.streamed) LP_CUDA(cudaEventElapsedTime(&t, mk.copy_begin, mk.copy_end));
-      if (l > local) local = l, collective = c;
+      local = std::max(local, double(l));
+      collective = collective < 0 ? c : std::min(collective, double(c));
       transfer = std::max(transfer, double(t));
     }
     local_ms_.push_back(local);
@@ -441,8 +442,8 @@ inline const std::vector<ShardedVariantSpec>& sharded_variant_specs() {
        "issue 16: shard_variant on each GPU's shard, then GPU 0 receives every shard's buckets (ncclSend/Recv) and folds them in "
        "shard order: any operator"},
       {"sharded_auto", VariantKind::Ours, Combine::Auto,
-       "issue 16: shard_variant on each GPU's shard, then the combine that is fastest for the GPU count: the ordered fold on two GPUs, "
-       "ncclReduce on more where the operator allows"},
+       "issue 16: shard_variant on each GPU's shard, then ncclReduce where NCCL has the operator (measured the faster), else the "
+       "ordered fold"},
       {"h2d_stream", VariantKind::Probe, Combine::CopyOnly,
        "the host-to-device ceiling of source 'host': the same chunks copied to every GPU at once, nothing computed"},
   };

@@ -40,6 +40,7 @@ JOBS = [
     ("primitives", "plot_primitives.py", "h100/primitives/primitives.json", "h100/primitives/figures"),
     ("decimal (H100, its host's CPU query and DuckDB)", "plot_decimal.py",
      "h100/decimal/decimal.json+h100-host/decimal/decimal.json+h100-host/decimal/duckdb.json", "h100/decimal/figures"),
+    ("several GPUs (two H200s)", "plot_scaling.py", "h200x2/issue16", "h200x2/issue16/figures"),
 ]
 
 # Studies whose results may not be committed yet (a study lands before its first GPU run): their
@@ -90,6 +91,10 @@ REFERENCE = {
     "decimal_zipf": "beyond the documents: the decimal article's query, every variant against m per type, zipf products",
     "decimal_types": "beyond the documents: what decimal128 costs against decimal64 and double (the decimal article's question)",
     "decimal_targets": "beyond the documents: issue 14's targets as measured ratios",
+    "scaling_m": "beyond the documents: multireduce and histogram on two GPUs against one over m, with the model (issue 16)",
+    "scaling_n": "beyond the documents: the scaling efficiency of two GPUs against n, with the model (issue 16)",
+    "streaming": "beyond the documents: 32 GiB streamed from host memory against the host-to-device probe (issue 16)",
+    "scaling_targets": "beyond the documents: issue 16's targets as measured ratios, and the model's error",
 }
 
 

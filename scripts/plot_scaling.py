@@ -220,7 +220,7 @@ def main():
         fig, axes = plt.subplots(1, 2, figsize=(13, 5.2))
         draw_m(axes[0], mr_sweeps, f"multireduce (add int32, uniform): {VARIANT}", "m (buckets)")
         draw_m(axes[1], hist_sweeps, f"histogram (u32 samples, uniform): {VARIANT}", "bins")
-        fig.suptitle(f"Two {gpu}s ({link}) against one, one process, NCCL: where a second GPU stops paying")
+        fig.suptitle(f"Two {gpu}s over {link} against one (one process, NCCL): where a second GPU stops paying")
         fig.tight_layout()
         lpresults.write_figure(fig, os.path.join(out, "scaling_m.png"), dpi=110)
 
@@ -313,7 +313,7 @@ def main():
         lines.append("T(2) = T_local(n/2) + alpha + beta m b: T_local the one-GPU time of the same run, alpha and beta fitted to the collective phase.\n\n")
         lines.append(lpresults.md_table(["study", "alpha (us)", "1/beta (GB/s)", "fitted on", "points", "median |error|", "max |error|"], rows))
     if lines:
-        lpresults.write_text(os.path.join(out, "scaling_targets.md"), f"# Issue 16 on {gpu}s ({link}): targets as measured ratios\n\n" + "".join(lines))
+        lpresults.write_text(os.path.join(out, "scaling_targets.md"), f"# Issue 16 on two {gpu}s over {link}: targets as measured ratios\n\n" + "".join(lines))
 
 
 if __name__ == "__main__":

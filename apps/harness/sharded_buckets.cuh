@@ -450,6 +450,33 @@ inline const std::vector<ShardedVariantSpec>& sharded_variant_specs() {
   return v;
 }
 
+// Binds a study's one-GPU variant `local` as the local step of `engine`, combining by `how`: each
+// call runs it on the point's context `base` with n, out, scratch and stream set to the call's and
+// the inputs set by bind_inputs(ctx, cols). Throws Unsupported where the variant refuses a count
+// some GPU would give it. `base` and `local` must outlive the engine's runs (the point owns both).
+template <class Op, class V, class BindInputs>
+void bind_local_variant(ShardedBuckets<Op>& engine, const V& local, const typename V::Context& base, const std::string& name,
+                        BindInputs bind_inputs, Combine how) {
+  using Ctx = typename V::Context;
+  auto at = [&base](std::int64_t count) {
+    Ctx c = base;
+    c.n = count;
+    return c;
+  };
+  if (local.unsupported) engine.require([&](std::int64_t count) { return local.unsupported(at(count)); }, "shard_variant '" + name + "'");
+  engine.set_local([at, &local](std::int64_t count) { return local.scratch ? local.scratch(at(count)) : std::size_t(0); },
+                   [at, &local, bind_inputs](const typename ShardedBuckets<Op>::Local& s) {
+                     Ctx c = at(s.count);
+                     bind_inputs(c, s.cols);
+                     c.out = s.out;
+                     c.scratch = s.scratch;
+                     c.scratch_bytes = s.scratch_bytes;
+                     c.stream = s.stream;
+                     local.run(c);
+                   },
+                   how);
+}
+
 // Why a sharded variant combining by `how` cannot run for Op, or "".
 template <class Op>
 std::string sharded_unsupported(Combine how, bool streamed) {

@@ -161,25 +161,12 @@ class HistogramPoint final : public harness::TablePoint<Def> {
       sharded_ = std::make_unique<SB>(shape, std::vector<SB::Column>{{host, u8_ ? 1u : 4u, dev}});
     }
     ctx_.sharded = sharded_.get();
-    const Def& local = table().at(shard_variant_);
-    auto at = [this](std::int64_t count) {
-      Ctx c = ctx_;
-      c.n = count;
-      return c;
-    };
-    if (local.unsupported) sharded_->require([&](std::int64_t count) { return local.unsupported(at(count)); }, "shard_variant '" + shard_variant_ + "'");
-    sharded_->set_local([at, &local](std::int64_t count) { return local.scratch ? local.scratch(at(count)) : std::size_t(0); },
-                        [at, &local](const SB::Local& s) {
-                          Ctx c = at(s.count);
-                          c.s8 = static_cast<const std::uint8_t*>(s.cols[0]);
-                          c.s32 = static_cast<const std::uint32_t*>(s.cols[0]);
-                          c.out = s.out;
-                          c.scratch = s.scratch;
-                          c.scratch_bytes = s.scratch_bytes;
-                          c.stream = s.stream;
-                          local.run(c);
-                        },
-                        d.props.combine);
+    harness::bind_local_variant(*sharded_, table().at(shard_variant_), ctx_, shard_variant_,
+                                [](Ctx& c, const std::vector<const void*>& cols) {
+                                  c.s8 = static_cast<const std::uint8_t*>(cols[0]);
+                                  c.s32 = static_cast<const std::uint32_t*>(cols[0]);
+                                },
+                                d.props.combine);
   }
 
   std::string checksum(const Def&) override { return harness::checksum_hex(reference()); }

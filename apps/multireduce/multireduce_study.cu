@@ -186,25 +186,12 @@ class MultireducePoint final : public harness::TablePoint<Def<Op>> {
                                                                             {in_.values.data(), sizeof(T), in_.d_values.get()}});
     }
     ctx_.sharded = sharded_.get();
-    const Def<Op>& local = table<Op>().at(shard_variant_);
-    auto at = [this](std::int64_t count) {
-      Ctx<Op> c = ctx_;
-      c.n = count;
-      return c;
-    };
-    if (local.unsupported) sharded_->require([&](std::int64_t count) { return local.unsupported(at(count)); }, "shard_variant '" + shard_variant_ + "'");
-    sharded_->set_local([at, &local](std::int64_t count) { return local.scratch ? local.scratch(at(count)) : std::size_t(0); },
-                        [at, &local](const typename SB::Local& s) {
-                          Ctx<Op> c = at(s.count);
-                          c.labels = static_cast<const std::uint32_t*>(s.cols[0]);
-                          c.values = static_cast<const T*>(s.cols[1]);
-                          c.out = s.out;
-                          c.scratch = s.scratch;
-                          c.scratch_bytes = s.scratch_bytes;
-                          c.stream = s.stream;
-                          local.run(c);
-                        },
-                        d.props.combine);
+    harness::bind_local_variant(*sharded_, table<Op>().at(shard_variant_), ctx_, shard_variant_,
+                                [](Ctx<Op>& c, const std::vector<const void*>& cols) {
+                                  c.labels = static_cast<const std::uint32_t*>(cols[0]);
+                                  c.values = static_cast<const T*>(cols[1]);
+                                },
+                                d.props.combine);
   }
 
   void deallocate(const Def<Op>&) override {

@@ -2,12 +2,15 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "errors.hpp"
 #include "gpu.hpp"
+#include "multigpu.hpp"
 #include "stats.hpp"
 #include "kernels/common/cuda_check.cuh"
 
@@ -212,8 +215,36 @@ GpuTimer::GpuTimer(std::int64_t l2_bytes) {
   LP_CUDA(cudaMalloc(&flush_buf_, flush_bytes_));
 }
 
+namespace {
+std::mutex flush_mu;
+std::set<int>& flush_devices() {
+  static std::set<int> d;
+  return d;
+}
+}  // namespace
+
+void flush_l2_also(int device) {
+  std::lock_guard<std::mutex> lock(flush_mu);
+  flush_devices().insert(device);
+}
+
+struct GpuTimer::Other {
+  int device = 0;
+  void* buf = nullptr;
+  std::int64_t bytes = 0;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t done = nullptr;
+};
+
 GpuTimer::~GpuTimer() {
   // Destructors must not throw; errors here would only repeat one already reported.
+  for (Other* o : others_) {
+    DeviceScope on(o->device);
+    cudaFree(o->buf);
+    cudaEventDestroy(o->done);
+    cudaStreamDestroy(o->stream);
+    delete o;
+  }
   cudaFree(flush_buf_);
   cudaEventDestroy(static_cast<cudaEvent_t>(start_));
   cudaEventDestroy(static_cast<cudaEvent_t>(stop_));
@@ -225,6 +256,36 @@ void GpuTimer::flush_l2() {
   std::int64_t n = flush_bytes_ / 16;
   flush_kernel<<<grid_for(n, 512), 512, 0, static_cast<cudaStream_t>(stream_)>>>(static_cast<int4*>(flush_buf_), n, ++salt);
   LP_CUDA_LAUNCH("flush_kernel");
+  std::set<int> devices;
+  {
+    std::lock_guard<std::mutex> lock(flush_mu);
+    devices = flush_devices();
+  }
+  int own = 0;
+  LP_CUDA(cudaGetDevice(&own));
+  for (int d : devices) {
+    if (d == own) continue;
+    Other* o = nullptr;
+    for (Other* have : others_)
+      if (have->device == d) o = have;
+    DeviceScope on(d);
+    if (!o) {
+      o = new Other;
+      o->device = d;
+      others_.push_back(o);
+      int l2 = 0;
+      LP_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, d));
+      o->bytes = std::max<std::int64_t>(2 * std::int64_t(l2), 64ll << 20) / 16 * 16;
+      LP_CUDA(cudaMalloc(&o->buf, o->bytes));
+      LP_CUDA(cudaStreamCreateWithFlags(&o->stream, cudaStreamNonBlocking));
+      LP_CUDA(cudaEventCreateWithFlags(&o->done, cudaEventDisableTiming));
+    }
+    const std::int64_t words = o->bytes / 16;
+    flush_kernel<<<grid_for(words, 512), 512, 0, o->stream>>>(static_cast<int4*>(o->buf), words, salt);
+    LP_CUDA_LAUNCH("flush_kernel");
+    LP_CUDA(cudaEventRecord(o->done, o->stream));
+    LP_CUDA(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream_), o->done, 0));
+  }
 }
 
 void GpuTimer::start() { LP_CUDA(cudaEventRecord(static_cast<cudaEvent_t>(start_), static_cast<cudaStream_t>(stream_))); }

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace harness {
 
@@ -43,7 +44,9 @@ class GpuTimer {
   GpuTimer(const GpuTimer&) = delete;
   GpuTimer& operator=(const GpuTimer&) = delete;
   void* stream() const { return stream_; }
-  void flush_l2();  // enqueued on the stream, outside the timed region
+  // Enqueued on the stream, outside the timed region: this device's L2, and that of every device
+  // registered with flush_l2_also (the timed region then starts after those flushes too).
+  void flush_l2();
   void start();
   double stop_ms();  // synchronises and checks for errors of the timed work
 
@@ -53,7 +56,13 @@ class GpuTimer {
   void* stop_ = nullptr;
   void* flush_buf_ = nullptr;
   std::int64_t flush_bytes_ = 0;
+  struct Other;  // another device's flush buffer, stream and event, made at its first flush
+  std::vector<Other*> others_;
 };
+
+// A device whose L2 every GpuTimer::flush_l2 of this process also flushes: the other GPUs of a
+// multi-GPU point (DeviceGroup registers them), so that a cold repetition is cold on each GPU it uses.
+void flush_l2_also(int device);
 
 // Bytes free on the current device (0 without one).
 std::int64_t free_device_bytes();

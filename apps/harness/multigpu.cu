@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/common/cuda_check.cuh"
+#include "gpu.hpp"
 #include "multigpu.hpp"
 #include "study.hpp"
 
@@ -197,6 +198,7 @@ DeviceGroup::DeviceGroup(int gpus) {
   copy_streams_.resize(std::size_t(gpus));
   joined_.resize(std::size_t(gpus));
   for (int k = 0; k < gpus; ++k) {
+    flush_l2_also(k);  // a cold repetition is cold on every GPU of the group
     DeviceScope on(k);
     LP_CUDA(cudaStreamCreateWithFlags(&streams_[std::size_t(k)], cudaStreamNonBlocking));
     LP_CUDA(cudaStreamCreateWithFlags(&copy_streams_[std::size_t(k)], cudaStreamNonBlocking));

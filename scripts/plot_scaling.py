@@ -108,6 +108,16 @@ def pairs(recs, variant=VARIANT, gpus=2, **want):
     return out
 
 
+def newest(files):
+    """The records of several runs, one per (variant, point): where two runs measured the same, the
+    later run's (by meta.date)."""
+    keep = {}
+    for doc, recs in sorted(files, key=lambda f: f[0]["meta"]["date"]):
+        for r in recs:
+            keep[(r["variant"], key(r, drop=()))] = r
+    return list(keep.values())
+
+
 def crossover(ms, speedups):
     """Smallest m where the speedup falls to 1 (log-linear between points); None if it never does
     in the sweep ('beyond'), or m[0] if it is below 1 already."""
@@ -207,26 +217,37 @@ def main():
     if not docs:
         return
     os.makedirs(out, exist_ok=True)
-    mr = [r for k in ("mr_m", "mr_m30", "mr_n") if k in docs for r in docs[k][1]]
-    hist = [r for k in ("hist",) if k in docs for r in docs[k][1]]
+    for name, (doc, recs) in docs.items():
+        for r in recs:
+            r["_run"] = name
+    # Each figure line comes from one run (one flush regime); the model and the targets take every
+    # run, the later one where two measured the same point.
+    mr = newest([docs[k] for k in ("mr_m", "mr_m30", "mr_n") if k in docs])
+    mr_msweep = newest([docs[k] for k in ("mr_m", "mr_m30") if k in docs])
+    mr_nsweep = newest([docs[k] for k in ("mr_n",) if k in docs])
+    hist = newest([docs[k] for k in ("hist",) if k in docs])
+    runs = ", ".join(f"{k} {docs[k][0]['meta']['git_commit'][:7]}" for k in docs)
     gpu = lpresults.gpu_label(next(iter(docs.values()))[0])
     link = next((r["metrics"].get("interconnect") for r in mr + hist if r["params"]["gpus"] == 2 and "metrics" in r), "")
     mr_model, hist_model = Model(mr), Model(hist)
     lines = []
 
-    mr_sweeps = m_sweeps("multireduce", mr, mr_model, [2 ** 26, 2 ** 28, 2 ** 30])
+    mr_sweeps = m_sweeps("multireduce", mr_msweep, mr_model, [2 ** 26, 2 ** 28, 2 ** 30])
+    mr_targets = m_sweeps("multireduce", mr, mr_model, [2 ** 30])
     hist_sweeps = m_sweeps("histogram", hist, hist_model, [2 ** 28, 2 ** 30])
     if mr_sweeps or hist_sweeps:
         fig, axes = plt.subplots(1, 2, figsize=(13, 5.2))
         draw_m(axes[0], mr_sweeps, f"multireduce (add int32, uniform): {VARIANT}", "m (buckets)")
         draw_m(axes[1], hist_sweeps, f"histogram (u32 samples, uniform): {VARIANT}", "bins")
         fig.suptitle(f"Two {gpu}s over {link} against one (one process, NCCL): where a second GPU stops paying")
-        fig.tight_layout()
+        fig.text(0.5, 0.005, f"runs (binaries' commits): {runs}; before ab62263 only GPU 0's L2 was flushed between repetitions "
+                 "(results/h200x2/issue16/README.md)", ha="center", fontsize=7, color="dimgrey")
+        fig.tight_layout(rect=(0, 0.03, 1, 1))
         lpresults.write_figure(fig, os.path.join(out, "scaling_m.png"), dpi=110)
 
     if mr or hist:
         fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
-        draw_n(axes[0], mr, mr_model, f"multireduce (add int32, uniform): {VARIANT}", [256, 2 ** 16])
+        draw_n(axes[0], mr_nsweep, mr_model, f"multireduce (add int32, uniform): {VARIANT}", [256, 2 ** 16])
         draw_n(axes[1], hist, hist_model, f"histogram (u32 samples, uniform): {VARIANT}", [256, 2 ** 16], extra={"sample": "u32"})
         fig.suptitle(f"Scaling efficiency of two {gpu}s against n, with the model T(2) = T_local(n/2) + T_collective(m, 2)")
         fig.tight_layout()
@@ -260,13 +281,14 @@ def main():
 
     # The targets.
     rows = []
-    for study, sweeps in (("multireduce", mr_sweeps), ("histogram", hist_sweeps)):
+    for study, sweeps in (("multireduce", mr_targets), ("histogram", hist_sweeps)):
         for r in sweeps.get(2 ** 30, []):
             if r[0] <= 2 ** 16:
-                rows.append([study, lpresults.pow2(r[0]), f"{r[1]:.3f}", f"{r[2]:.3f}" if r[2] else "-", "met" if r[1] >= 1.85 else "NOT met"])
+                rows.append([study, lpresults.pow2(r[0]), f"{r[1]:.3f}", f"{r[2]:.3f}" if r[2] else "-", r[5]["_run"], "met" if r[1] >= 1.85 else "NOT met"])
     if rows:
         lines.append("## 2 GPUs >= 1.85x one GPU at n = 2^30, m <= 2^16 (every record validated)\n")
-        lines.append(lpresults.md_table(["study", "m", f"{VARIANT}: 2 GPUs over 1", "over one-GPU auto", "target"], rows))
+        lines.append(f"Runs and their binaries' commits: {runs}. Before ab62263 only GPU 0's L2 was flushed between repetitions.\n\n")
+        lines.append(lpresults.md_table(["study", "m", f"{VARIANT}: 2 GPUs over 1", "over one-GPU auto", "run", "target"], rows))
     rows = []
     for title, recs in streamed:
         for g in (1, 2):

@@ -105,5 +105,23 @@ LP_SYSFS_CACHE_DIR="$T/nothing" "$B" cachesim --config "$T/cs_host.json" --out "
 "$B" cachesim --config "$SRC/configs/ci/cachesim.json" --out "$T/cs" >/dev/null 2>"$T/stderr"; rc=$?
 [ $rc -eq 0 ] && [ -s "$T/cs/cachesim.json" ] && ! grep -q '"validation": "fail"' "$T/cs/cachesim.json" && grep -q '"predicted_ns.overlap"' "$T/cs/cachesim.json" && ok || bad "cachesim ci config: rc=$rc $(tail -2 "$T/stderr")"
 
+# Several GPUs (issue 16): --gpus sets the gpus axis of every point (the records say so; without a
+# GPU the sharded variant is skipped and the CPU one runs); a study without the axis refuses it;
+# n above 2^30 needs source host; a shard_variant that is not a one-GPU bucket variant is refused.
+"$B" multireduce --config "$SRC/configs/ci/multireduce.json" --gpus 2 --variants sharded_auto,cpu_sequential --out "$T/g2" >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 0 ] && python3 -c "
+import json,sys
+d=json.load(open('$T/g2/multireduce.json'))
+sys.exit(0 if d['records'] and all(r['params']['gpus']==2 for r in d['records']) and d['meta']['config']['set_axes']['gpus']==2 else 1)" \
+  && ok || bad "--gpus 2: rc=$rc $(tail -2 "$T/err")"
+"$B" sortedsearch --gpus 2 --out "$T/g3" >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && grep -q "has no 'gpus' axis" "$T/err" && [ ! -e "$T/g3" ] && ok || bad "--gpus on sortedsearch: rc=$rc $(cat "$T/err")"
+printf '%s' '{"study": "multireduce", "axes": {"n": "2^31"}}' > "$T/big.json"
+"$B" multireduce --config "$T/big.json" --out "$T/g4" >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "need source 'host'" "$T/err" && ok || bad "n 2^31 on the device: rc=$rc $(cat "$T/err")"
+printf '%s' '{"study": "histogram", "axes": {"input": "uniform", "shard_variant": "cpu_sequential"}}' > "$T/sv.json"
+"$B" histogram --config "$T/sv.json" --out "$T/g5" >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "shard_variant" "$T/err" && ok || bad "shard_variant cpu_sequential: rc=$rc $(cat "$T/err")"
+
 echo "cli: $passes passed, $fails failed"
 [ $fails -eq 0 ]

@@ -173,8 +173,10 @@ class ShardedBuckets {
       d.scratch.resize(bytes);
       d.out.poison();
       if (k == 0) d.gather.resize(how == Combine::Ordered ? std::size_t(shape_.m) * std::size_t(gpus() - 1) : 0);
+      // The poison fill runs on this GPU's legacy stream, which the group's non-blocking streams do
+      // not wait for: finish it here, on every GPU (the runner synchronises GPU 0 only).
+      LP_CUDA(cudaDeviceSynchronize());
     }
-    LP_CUDA(cudaDeviceSynchronize());
     runs_ = harvested_ = 0;
     local_ms_.clear();
     collective_ms_.clear();

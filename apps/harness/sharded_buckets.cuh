@@ -104,6 +104,21 @@ class ShardedBuckets {
   // Distributes (or pins, streamed) the inputs. Throws Unsupported (too few GPUs, no NCCL) or
   // OutOfMemory.
   ShardedBuckets(const Shape& s, std::vector<Column> cols) : shape_(s), cols_(std::move(cols)), group_(DeviceGroup::of(s.gpus)) {
+    try {
+      place();
+    } catch (...) {
+      release();  // a GPU out of memory part way: what the others got goes back
+      throw;
+    }
+  }
+
+  ~ShardedBuckets() { release(); }
+  ShardedBuckets(const ShardedBuckets&) = delete;
+  ShardedBuckets& operator=(const ShardedBuckets&) = delete;
+
+ private:
+  void place() {
+    const Shape& s = shape_;
     per_.resize(std::size_t(s.gpus));
     for (int k = 0; k < s.gpus; ++k) per_[std::size_t(k)].range = shard_range(s.n, s.gpus, k);
     if (s.streamed) {
@@ -135,9 +150,13 @@ class ShardedBuckets {
     }
   }
 
-  ~ShardedBuckets() {
+  // Frees every GPU's buffers and events on that GPU (each handle is null where never made).
+  // Never throws (it runs in the destructor, also after a lost CUDA context).
+  void release() {
+    int previous = 0;
+    cudaGetDevice(&previous);
     for (int k = 0; k < int(per_.size()); ++k) {
-      DeviceScope on(k);
+      cudaSetDevice(k);
       Dev& d = per_[std::size_t(k)];
       cudaStreamSynchronize(group_.stream(k));
       cudaStreamSynchronize(group_.copy_stream(k));
@@ -146,17 +165,17 @@ class ShardedBuckets {
       d.part.reset();
       d.gather.reset();
       d.scratch.reset();
-      for (int b = 0; b < 2; ++b) {
-        if (d.copied[b]) cudaEventDestroy(d.copied[b]);
-        if (d.consumed[b]) cudaEventDestroy(d.consumed[b]);
-      }
+      for (int b = 0; b < 2; ++b)
+        for (cudaEvent_t* e : std::array<cudaEvent_t*, 2>{&d.copied[b], &d.consumed[b]})
+          if (*e) cudaEventDestroy(*e), *e = nullptr;
       for (Marks& mk : d.marks)
         for (cudaEvent_t* e : mk.all())
-          if (*e) cudaEventDestroy(*e);
+          if (*e) cudaEventDestroy(*e), *e = nullptr;
     }
+    cudaSetDevice(previous);
   }
-  ShardedBuckets(const ShardedBuckets&) = delete;
-  ShardedBuckets& operator=(const ShardedBuckets&) = delete;
+
+ public:
 
   // The local step the next runs use (a variant's), with its scratch for the largest count each GPU
   // gives it, and GPU 0's gather buffer where the combine is Ordered. Starts the phase statistics

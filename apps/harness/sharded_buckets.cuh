@@ -177,12 +177,12 @@ class ShardedBuckets {
 
  public:
 
-  // The local step the next runs use (a variant's), with its scratch for the largest count each GPU
-  // gives it, and GPU 0's gather buffer where the combine is Ordered. Starts the phase statistics
-  // afresh. The inputs poison-fill the outputs, so a bucket never written shows.
+  // The local step and combine the next runs use (a variant's), with its scratch for the largest
+  // count each GPU gives it, and GPU 0's gather buffer where the combine is Ordered. Starts the phase
+  // statistics afresh. The outputs are poison-filled, so a bucket never written shows.
   void set_local(ScratchFn scratch, LocalFn local, Combine how) {
     local_ = std::move(local);
-    how = resolve(how);
+    how_ = how = resolve(how);
     for (int k = 0; k < gpus(); ++k) {
       DeviceScope on(k);
       Dev& d = per_[std::size_t(k)];
@@ -202,10 +202,11 @@ class ShardedBuckets {
     transfer_ms_.clear();
   }
 
-  // The timed region: enqueue only, no synchronisation. `origin` is the harness's stream on GPU 0.
-  void run(cudaStream_t origin, Combine how) {
+  // The timed region, with what set_local bound: enqueue only, no synchronisation. `origin` is the
+  // harness's stream on GPU 0.
+  void run(cudaStream_t origin) {
     const NcclApi& api = nccl();
-    how = resolve(how);
+    const Combine how = how_;
     const int slot = int(runs_ % kRing);
     if (runs_ - harvested_ >= kRing) harvest();
     group_.fork(origin);
@@ -252,15 +253,20 @@ class ShardedBuckets {
     ++runs_;
   }
 
-  // GPU `shard`'s buckets after the last run (GPU 0's hold the result but for AllReduce, where
-  // every GPU's do).
-  std::vector<T> result(int shard = 0) const {
-    DeviceScope on(shard);
-    return per_[std::size_t(shard)].out.download();
+  // The last run's outcome: "" where it is right, else the first difference. `check` judges a bucket
+  // array ("" or the difference); it sees GPU 0's, and after an all-reduce every GPU's. After
+  // CopyOnly runs, every GPU's last chunk must hold the host's bytes.
+  std::string validate(const std::function<std::string(const std::vector<T>&)>& check) const {
+    if (how_ == Combine::CopyOnly) return copies_arrived();
+    const int holders = how_ == Combine::AllReduce ? gpus() : 1;
+    for (int k = 0; k < holders; ++k) {
+      DeviceScope on(k);
+      if (std::string bad = check(per_[std::size_t(k)].out.download()); !bad.empty()) return k > 0 ? "GPU " + std::to_string(k) + ": " + bad : bad;
+    }
+    return "";
   }
 
-  // After CopyOnly runs: "" where every GPU's last chunk holds the host's bytes, else the first
-  // difference.
+ private:
   std::string copies_arrived() const {
     for (int k = 0; k < gpus(); ++k) {
       const Dev& d = per_[std::size_t(k)];
@@ -280,6 +286,7 @@ class ShardedBuckets {
     return "";
   }
 
+ public:
   // The phases of the runs since set_local (medians over them): local (the slowest GPU's local
   // step, streamed copies included), collective (the shortest of the GPUs' intervals from the end
   // of their local step to the end of the combine: the GPU that finished last waited least for the
@@ -437,6 +444,7 @@ class ShardedBuckets {
   std::vector<std::unique_ptr<PinnedRegion>> pins_;
   std::vector<Dev> per_;
   LocalFn local_;
+  Combine how_ = Combine::Reduce;  // set_local's, resolved
   std::int64_t runs_ = 0, harvested_ = 0;
   std::vector<double> local_ms_, collective_ms_, transfer_ms_;
 };
@@ -525,6 +533,41 @@ inline std::vector<AxisSpec> sharded_axes() {
       {"shard_variant", AxisKind::Choice, "the one-GPU variant each GPU runs on its shard or chunk", {V(std::string("auto"))}, {}},
   };
 }
+// What a point reads from those axes, and the rules every such study's point applies.
+struct ShardedParams {
+  int gpus = 1;
+  bool streamed = false;  // source host
+  std::int64_t chunk = 0;
+  std::string shard_variant;
+  explicit ShardedParams(const Params& p)
+      : gpus(int(as_int(p, "gpus"))), streamed(as_str(p, "source") == "host"), chunk(as_int(p, "chunk")), shard_variant(as_str(p, "shard_variant")) {}
+  // Whether the one-GPU variants run here, reading the whole input from GPU 0.
+  bool one_gpu() const { return gpus == 1 && !streamed; }
+  // Why a variant cannot run at this point for where its inputs are, or "".
+  std::string skip(bool sharded, VariantKind kind, const std::string& inputs) const {
+    if (sharded || kind == VariantKind::Cpu || one_gpu()) return "";
+    return "a one-GPU variant on device-resident " + inputs + " (gpus = " + std::to_string(gpus) + ", source = " +
+           (streamed ? "host" : "device") + ": the sharded_* variants)";
+  }
+  template <class Op>
+  typename ShardedBuckets<Op>::Shape shape(std::int64_t n, std::uint32_t m) const {
+    typename ShardedBuckets<Op>::Shape s;
+    s.gpus = gpus;
+    s.n = n;
+    s.m = m;
+    s.streamed = streamed;
+    s.chunk = chunk;
+    return s;
+  }
+  // A sharded record's metrics: the engine's phases and the shard variant.
+  template <class Op>
+  Params metrics(ShardedBuckets<Op>& engine) const {
+    Params p = engine.metrics();
+    p["shard_variant"] = shard_variant;
+    return p;
+  }
+};
+
 inline std::string check_sharded_params(const Params& p, std::int64_t max_device_n) {
   if (as_str(p, "source") == "device" && as_int(p, "n") > max_device_n)
     return "n: more than " + std::to_string(max_device_n) + " inputs need source 'host' (streamed from host memory)";

@@ -56,7 +56,7 @@ std::vector<std::uint8_t> tiled_image(const std::string& name, std::int64_t n) {
 
 class HistogramPoint final : public harness::TablePoint<Def> {
  public:
-  HistogramPoint(const Params& p, std::uint64_t seed, bool device) : TablePoint(table()), device_(device) {
+  HistogramPoint(const Params& p, std::uint64_t seed, bool device) : TablePoint(table()), device_(device), sp_(p) {
     n_ = harness::as_int(p, "n");
     bins_ = static_cast<std::uint32_t>(harness::as_int(p, "bins"));
     u8_ = harness::as_str(p, "sample") == "u8";
@@ -73,12 +73,9 @@ class HistogramPoint final : public harness::TablePoint<Def> {
       if (u8_) s8_.assign(l.begin(), l.end());  // labels < bins <= 256
       else s32_ = std::move(l);
     }
-    gpus_ = int(harness::as_int(p, "gpus"));
-    ctx_.streamed = harness::as_str(p, "source") == "host";
-    chunk_ = harness::as_int(p, "chunk");
-    shard_variant_ = harness::as_str(p, "shard_variant");
+    ctx_.streamed = sp_.streamed;
     // Only the one-GPU variants read all samples from GPU 0; the sharded ones place their own.
-    if (device_ && gpus_ == 1 && !ctx_.streamed) {
+    if (device_ && sp_.one_gpu()) {
       if (u8_) d8_.upload(s8_);
       else d32_.upload(s32_);
     }
@@ -98,9 +95,7 @@ class HistogramPoint final : public harness::TablePoint<Def> {
   double bytes(const Def&) const override { return double(n_) * (u8_ ? 1 : 4) + 4.0 * bins_; }
 
   std::string skip_reason(const Def& d) const override {
-    if (!d.props.sharded && d.kind != VariantKind::Cpu && (gpus_ > 1 || ctx_.streamed))
-      return "a one-GPU variant on device-resident samples (gpus = " + std::to_string(gpus_) + ", source = " +
-             (ctx_.streamed ? "host" : "device") + ": the sharded_* variants)";
+    if (std::string why = sp_.skip(d.props.sharded, d.kind, "samples"); !why.empty()) return why;
     return TablePoint::skip_reason(d);
   }
 
@@ -124,44 +119,27 @@ class HistogramPoint final : public harness::TablePoint<Def> {
   harness::Validation check(const Def& d) override {
     auto show = [](std::uint32_t v) { return std::to_string(v); };
     std::string bad;
-    if (d.props.sharded && d.props.combine == harness::Combine::CopyOnly) {
-      bad = sharded_->copies_arrived();
-    } else if (d.props.sharded) {
-      // GPU 0's counts; after an all-reduce, every GPU's.
-      const int holders = d.props.combine == harness::Combine::AllReduce ? sharded_->gpus() : 1;
-      for (int k = 0; k < holders && bad.empty(); ++k)
-        if (bad = harness::first_mismatch(reference(), sharded_->result(k), "bin", show); !bad.empty() && k > 0)
-          bad = "GPU " + std::to_string(k) + ": " + bad;
+    if (d.props.sharded) {
+      bad = sharded_->validate([&](const std::vector<std::uint32_t>& got) { return harness::first_mismatch(reference(), got, "bin", show); });
     } else {
       bad = harness::first_mismatch(reference(), d.kind == VariantKind::Cpu ? host_out_ : out_.download(), "bin", show);
     }
     return bad.empty() ? harness::Validation::pass() : harness::Validation::fail(bad);
   }
 
-  Params measured(const Def& d) override {
-    if (!d.props.sharded || !sharded_) return {};
-    Params p = sharded_->metrics();
-    p["shard_variant"] = shard_variant_;
-    return p;
-  }
+  Params measured(const Def& d) override { return d.props.sharded && sharded_ ? sp_.metrics(*sharded_) : Params{}; }
 
   // The sharded variants share one ShardedBuckets per point (its shards or pinned samples are the
   // point's, set up once); each binds its own shard variant and combine.
   void allocate_sharded(const Def& d) {
     using SB = harness::ShardedBuckets<Counts>;
     if (!sharded_) {
-      SB::Shape shape;
-      shape.gpus = gpus_;
-      shape.n = n_;
-      shape.m = bins_;
-      shape.streamed = ctx_.streamed;
-      shape.chunk = chunk_;
       const void* host = u8_ ? static_cast<const void*>(s8_.data()) : static_cast<const void*>(s32_.data());
       const void* dev = u8_ ? static_cast<const void*>(d8_.get()) : static_cast<const void*>(d32_.get());
-      sharded_ = std::make_unique<SB>(shape, std::vector<SB::Column>{{host, u8_ ? 1u : 4u, dev}});
+      sharded_ = std::make_unique<SB>(sp_.shape<Counts>(n_, bins_), std::vector<SB::Column>{{host, u8_ ? 1u : 4u, dev}});
     }
     ctx_.sharded = sharded_.get();
-    harness::bind_local_variant(*sharded_, table().at(shard_variant_), ctx_, shard_variant_,
+    harness::bind_local_variant(*sharded_, table().at(sp_.shard_variant), ctx_, sp_.shard_variant,
                                 [](Ctx& c, const std::vector<const void*>& cols) {
                                   c.s8 = static_cast<const std::uint8_t*>(cols[0]);
                                   c.s32 = static_cast<const std::uint32_t*>(cols[0]);
@@ -196,9 +174,7 @@ class HistogramPoint final : public harness::TablePoint<Def> {
   DeviceBuffer<std::uint8_t> d8_;
   DeviceBuffer<std::uint32_t> d32_, out_, ones_;
   DeviceBuffer<char> scratch_;
-  int gpus_ = 1;
-  std::int64_t chunk_ = 0;
-  std::string shard_variant_;
+  harness::ShardedParams sp_;
   std::unique_ptr<harness::ShardedBuckets<Counts>> sharded_;
 };
 

@@ -10,7 +10,7 @@ void add_sharded_variants(Defs& d) {
     const harness::Combine how = s.how;
     d.add({s.name, s.kind, s.description, {false, true, how},
            [how](const Ctx& c) { return harness::sharded_unsupported<Counts>(how, c.streamed); }, {},
-           [how](Ctx& c) { c.sharded->run(c.stream, how); }});
+           [](Ctx& c) { c.sharded->run(c.stream); }});
   }
 }
 

@@ -57,7 +57,7 @@ class MultireducePoint final : public harness::TablePoint<Def<Op>> {
   using Base::ctx_;
 
  public:
-  MultireducePoint(const Params& p, std::uint64_t seed, bool device) : Base(table<Op>()) {
+  MultireducePoint(const Params& p, std::uint64_t seed, bool device) : Base(table<Op>()), sp_(p) {
     n_ = harness::as_int(p, "n");
     m_ = static_cast<std::uint32_t>(harness::as_int(p, "m"));
     ones_ = harness::as_str(p, "values") == "ones";
@@ -68,12 +68,9 @@ class MultireducePoint final : public harness::TablePoint<Def<Op>> {
                             harness::to_string(p.at("zipf_s")) + "/" + Op::name + "/" + multireduce::TypeName<T>::value;
     in_.labels = point_labels(p, seed, tag);
     in_.values = make_values<Op>(n_, ones_, harness::derive_seed(seed, "values/" + tag));
-    gpus_ = int(harness::as_int(p, "gpus"));
-    ctx_.streamed = harness::as_str(p, "source") == "host";
-    chunk_ = harness::as_int(p, "chunk");
-    shard_variant_ = harness::as_str(p, "shard_variant");
+    ctx_.streamed = sp_.streamed;
     // Only the one-GPU variants read the whole input from GPU 0; the sharded ones place their own.
-    if (device && gpus_ == 1 && !ctx_.streamed) in_.upload();
+    if (device && sp_.one_gpu()) in_.upload();
     ctx_.m = m_;
     ctx_.host_sort_scratch = &sort_scratch_;
     in_.bind(ctx_);
@@ -95,13 +92,11 @@ class MultireducePoint final : public harness::TablePoint<Def<Op>> {
   }
 
   std::string skip_reason(const Def<Op>& d) const override {
-    if (!d.props.sharded && d.kind != VariantKind::Cpu && (gpus_ > 1 || ctx_.streamed))
-      return "a one-GPU variant on device-resident inputs (gpus = " + std::to_string(gpus_) + ", source = " +
-             (ctx_.streamed ? "host" : "device") + ": the sharded_* variants)";
+    if (std::string why = sp_.skip(d.props.sharded, d.kind, "inputs"); !why.empty()) return why;
     if (d.props.sharded) {
-      const Def<Op>& local = table<Op>().at(shard_variant_);
+      const Def<Op>& local = table<Op>().at(sp_.shard_variant);
       if (!local.run || (local.props.needs_commutative && !Op::commutative))
-        return "shard_variant '" + shard_variant_ + "' does not run op '" + Op::name + "'";
+        return "shard_variant '" + sp_.shard_variant + "' does not run op '" + Op::name + "'";
     }
     if (d.props.needs_commutative && !Op::commutative)
       return std::string("needs a commutative operator; '") + Op::name + "' is not";
@@ -128,16 +123,12 @@ class MultireducePoint final : public harness::TablePoint<Def<Op>> {
   harness::Validation check(const Def<Op>& d) override {
     reference();  // also the float tolerances' terms
     std::string bad;
-    if (d.props.sharded && d.props.combine == harness::Combine::CopyOnly) {
-      bad = sharded_->copies_arrived();
-    } else if (d.props.sharded) {
-      // GPU 0's buckets; after an all-reduce, every GPU's.
-      const int holders = d.props.combine == harness::Combine::AllReduce ? sharded_->gpus() : 1;
-      for (int k = 0; k < holders && bad.empty(); ++k) {
-        std::vector<T> got = sharded_->result(k);
-        for (std::uint32_t b = 0; b < m_ && bad.empty(); ++b) bad = compare_bucket(b, got[b]);
-        if (!bad.empty() && k > 0) bad = "GPU " + std::to_string(k) + ": " + bad;
-      }
+    if (d.props.sharded) {
+      bad = sharded_->validate([this](const std::vector<T>& got) {
+        std::string why;
+        for (std::uint32_t b = 0; b < m_ && why.empty(); ++b) why = compare_bucket(b, got[b]);
+        return why;
+      });
     } else if (d.props.output == Output::ScanOfSorted) {
       // An inclusive scan by key: the last element of each run is its bucket's value.
       const std::vector<std::uint32_t>& sl = in_.sorted_labels;
@@ -164,29 +155,18 @@ class MultireducePoint final : public harness::TablePoint<Def<Op>> {
 
   std::string checksum(const Def<Op>&) override { return harness::checksum_hex(reference()); }
 
-  Params measured(const Def<Op>& d) override {
-    if (!d.props.sharded || !sharded_) return {};
-    Params p = sharded_->metrics();
-    p["shard_variant"] = shard_variant_;
-    return p;
-  }
+  Params measured(const Def<Op>& d) override { return d.props.sharded && sharded_ ? sp_.metrics(*sharded_) : Params{}; }
 
   // The sharded variants share one ShardedBuckets per point (its shards or pinned inputs are the
   // point's, set up once); each binds its own shard variant and combine.
   void allocate_sharded(const Def<Op>& d) {
     using SB = harness::ShardedBuckets<Op>;
     if (!sharded_) {
-      typename SB::Shape shape;
-      shape.gpus = gpus_;
-      shape.n = n_;
-      shape.m = m_;
-      shape.streamed = ctx_.streamed;
-      shape.chunk = chunk_;
-      sharded_ = std::make_unique<SB>(shape, std::vector<typename SB::Column>{{in_.labels.data(), sizeof(std::uint32_t), in_.d_labels.get()},
+      sharded_ = std::make_unique<SB>(sp_.shape<Op>(n_, m_), std::vector<typename SB::Column>{{in_.labels.data(), sizeof(std::uint32_t), in_.d_labels.get()},
                                                                             {in_.values.data(), sizeof(T), in_.d_values.get()}});
     }
     ctx_.sharded = sharded_.get();
-    harness::bind_local_variant(*sharded_, table<Op>().at(shard_variant_), ctx_, shard_variant_,
+    harness::bind_local_variant(*sharded_, table<Op>().at(sp_.shard_variant), ctx_, sp_.shard_variant,
                                 [](Ctx<Op>& c, const std::vector<const void*>& cols) {
                                   c.labels = static_cast<const std::uint32_t*>(cols[0]);
                                   c.values = static_cast<const T*>(cols[1]);
@@ -246,9 +226,7 @@ class MultireducePoint final : public harness::TablePoint<Def<Op>> {
   std::vector<double> exact_, abs_sum_;
   std::vector<std::int64_t> count_;
   DeviceBuffer<std::uint32_t> out_keys_;
-  int gpus_ = 1;
-  std::int64_t chunk_ = 0;
-  std::string shard_variant_;
+  harness::ShardedParams sp_;
   std::unique_ptr<harness::ShardedBuckets<Op>> sharded_;
 };
 

@@ -11,7 +11,7 @@ void add_sharded_variants(Defs<Op>& d) {
     const harness::Combine how = s.how;
     d.add({s.name, s.kind, s.description, {false, Output::Buckets, true, how},
            [how](const Ctx<Op>& c) { return harness::sharded_unsupported<Op>(how, c.streamed); }, {},
-           [how](Ctx<Op>& c) { c.sharded->run(c.stream, how); }});
+           [](Ctx<Op>& c) { c.sharded->run(c.stream); }});
   }
 }
 

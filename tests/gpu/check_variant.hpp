@@ -85,9 +85,11 @@ struct TestCase {
 // Every GPU variant of `study` through every case, forward, then every case again in a shuffled
 // order with the variants reversed (fresh points from the same seeds), so that no outcome depends
 // on what ran before; then a CHECK that each variant passed somewhere, and a count per variant.
+// `only`, where not empty, names the variants to drive instead of every GPU variant.
 // Returns false when a kernel failure lost the CUDA context (the test should stop).
-inline bool run_cases_in_two_orders(const harness::Study& study, const std::vector<TestCase>& cases) {
-  const std::set<std::string> names = gpu_variants(study);
+inline bool run_cases_in_two_orders(const harness::Study& study, const std::vector<TestCase>& cases,
+                                    const std::vector<std::string>& only = {}) {
+  const std::set<std::string> names = only.empty() ? gpu_variants(study) : std::set<std::string>(only.begin(), only.end());
   std::map<std::string, int> passed;
   std::vector<std::size_t> order(cases.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;

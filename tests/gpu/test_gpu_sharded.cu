@@ -5,7 +5,6 @@
 // the shards, in two orders. Exit 77 (CTest: skipped) without a GPU, or with fewer GPUs than asked.
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -103,45 +102,22 @@ std::vector<Case> histogram_cases(const harness::Study& study, int gpus, bool qu
   return cases;
 }
 
-// The sharded variants through every case, then again in a shuffled order with the variants
-// reversed (fresh points from the same seeds); each must pass somewhere.
-void run_cases(const harness::Study& study, const std::vector<Case>& cases, int gpus) {
-  std::map<std::string, int> passed;
-  std::vector<std::size_t> order(cases.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::vector<std::size_t> runs = order;
-  harness::Rng shuffle(7 + gpus);
-  for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[shuffle.below(i)]);
-  runs.insert(runs.end(), order.begin(), order.end());
-  for (std::size_t ri = 0; ri < runs.size(); ++ri) {
-    const Case& c = cases[runs[ri]];
-    const std::string why = study.check_params(c.p);
-    CHECK_MSG(why.empty(), "case refused: " << why << " (" << c.what << ")");
-    if (!why.empty()) continue;
-    const std::uint64_t seed = 11 + runs[ri];
-    auto point = study.make_point(c.p, seed, true);
-    std::printf("%s run %zu/%zu: %s\n", study.name().c_str(), ri + 1, runs.size(), c.what.c_str());
-    std::fflush(stdout);
-    std::vector<std::string> vs = kSharded;
-    if (ri >= cases.size()) std::reverse(vs.begin(), vs.end());
-    for (const auto& name : vs) {
-      const VariantOutcome o = check_variant(*point, name, study.name() + " " + name + " " + c.what);
-      if (o == VariantOutcome::ContextLost) return;
-      if (o == VariantOutcome::Passed) ++passed[name];
-    }
-    // The per-phase metrics of a run (outside the timed region, as the runner reads them).
-    if (ri == 0) {
-      point->prepare("sharded_ordered");
-      point->run("sharded_ordered", nullptr);
-      CHECK(cudaDeviceSynchronize() == cudaSuccess);
-      const Params m = point->metrics("sharded_ordered");
-      CHECK_MSG(m.count("local_ms") && m.count("collective_ms") && m.count("interconnect"), "phase metrics missing");
-      CHECK_MSG(m.count("gpus") && harness::as_int(m, "gpus") == gpus, "metric gpus is not " << gpus);
-      point->release("sharded_ordered");
-    }
-  }
-  for (const auto& name : kSharded) CHECK_MSG(passed[name] > 0, study.name() << " " << name << " never ran");
-  for (const auto& [name, k] : passed) std::printf("  %s %s: %d cases passed\n", study.name().c_str(), name.c_str(), k);
+// The sharded variants through every case in two orders (check_variant.hpp), each passing
+// somewhere; then one run's per-phase metrics, read outside the timed region as the runner reads
+// them. False when a kernel failure lost the CUDA context.
+bool run_cases(const harness::Study& study, const std::vector<Case>& cases, int gpus) {
+  std::vector<TestCase> tests;
+  for (std::size_t i = 0; i < cases.size(); ++i) tests.push_back({cases[i].p, 11 + i, study.name() + " " + cases[i].what});
+  if (!run_cases_in_two_orders(study, tests, kSharded)) return false;
+  auto point = study.make_point(cases.front().p, 11, true);
+  point->prepare("sharded_ordered");
+  point->run("sharded_ordered", nullptr);
+  CHECK(cudaDeviceSynchronize() == cudaSuccess);
+  const Params m = point->metrics("sharded_ordered");
+  CHECK_MSG(m.count("local_ms") && m.count("collective_ms") && m.count("interconnect"), "phase metrics missing");
+  CHECK_MSG(m.count("gpus") && harness::as_int(m, "gpus") == gpus, "metric gpus is not " << gpus);
+  point->release("sharded_ordered");
+  return true;
 }
 
 }  // namespace
@@ -166,7 +142,6 @@ int main(int argc, char** argv) {
     CHECK_MSG(false, e.what());
     return test_summary(test.c_str());
   }
-  run_cases(*mr, multireduce_cases(*mr, gpus, quick), gpus);
-  run_cases(*hist, histogram_cases(*hist, gpus, quick), gpus);
+  if (run_cases(*mr, multireduce_cases(*mr, gpus, quick), gpus)) run_cases(*hist, histogram_cases(*hist, gpus, quick), gpus);
   return test_summary(test.c_str());
 }

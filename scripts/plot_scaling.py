@@ -58,6 +58,62 @@ def key(r, drop=("gpus",)):
     return tuple(sorted((k, v) for k, v in r["params"].items() if k not in drop))
 
 
+def fit(pts):
+    """alpha, beta of y = alpha + beta x: least squares in relative error (weights 1/y^2)."""
+    sw = sx = sy = sxx = sxy = 0.0
+    for x, y in pts:
+        w = 1.0 / (y * y)
+        sw, sx, sy, sxx, sxy = sw + w, sx + w * x, sy + w * y, sxx + w * x * x, sxy + w * x * y
+    det = sw * sxx - sx * sx
+    beta = (sw * sxy - sx * sy) / det if det else 0.0
+    alpha = (sy - beta * sx) / sw if sw else 0.0
+    return alpha, beta
+
+
+def load_runs(src, out, names):
+    """{name: (doc, validated records)} of the runs src holds, each record tagged with its run
+    (r["_run"]); a missing one is one line on stderr. The out folder is made where any exists."""
+    docs = {}
+    for name in names:
+        doc, recs = lpresults.load_file(src, name + ".json")
+        if doc is None:
+            lpresults.skip(out, f"{name}.json not in {src}")
+            continue
+        for r in recs:
+            r["_run"] = name
+        docs[name] = (doc, recs)
+    if docs:
+        os.makedirs(out, exist_ok=True)
+    return docs
+
+
+def draw_streaming(path, gpu, streamed, gpus, variants):
+    """One bar panel per streamed run: GB/s copied host to device (the copy stream's bytes over the
+    run's median time) of each variant and the probe, per GPU count."""
+    fig, axes = plt.subplots(1, len(streamed), figsize=(6.5 * len(streamed), 4.4), squeeze=False)
+    for ax, (title, recs) in zip(axes[0], streamed):
+        labels, vals, colours = [], [], []
+        for g in gpus:
+            for v, c in [("h2d_stream", "grey")] + variants:
+                rs = lpresults.select(recs, variant=v, gpus=g)
+                if rs:
+                    labels.append(f"{g} GPU{'s' if g > 1 else ''}\n{v.replace('sharded_', '')}")
+                    m = rs[0]["metrics"]
+                    vals.append(m["transfer_GBps"] * m["transfer_ms"] / med(rs[0]))
+                    colours.append(c)
+        xs = range(len(vals))
+        ax.bar(xs, vals, color=colours)
+        for x, v in zip(xs, vals):
+            ax.text(x, v, f"{v:.0f}", ha="center", va="bottom", fontsize=8)
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels(labels, fontsize=7)
+        ax.set_ylabel("GB/s copied host to device")
+        ax.set_title(title + " (32 GiB)")
+    fig.suptitle(f"Streamed from pinned host memory on {gpu}s: the reductions against the copy probe (h2d_stream) of the same run")
+    fig.tight_layout()
+    lpresults.write_figure(fig, path, dpi=110)
+
+
 class Model:
     """T(N) = T_local(n/N) + T_collective(m, N) from one study's records (several files)."""
 
@@ -66,14 +122,7 @@ class Model:
         self.one = [r for r in recs if r["variant"] == VARIANT and r["params"]["gpus"] == 1 and r["params"]["source"] == "device"]
         many = [r for r in recs if r["variant"] == VARIANT and r["params"]["gpus"] == gpus and r["params"]["source"] == "device"]
         pts = [(buckets(r) * bucket_bytes(r), r["metrics"]["collective_ms"]) for r in many if "collective_ms" in r.get("metrics", {})]
-        # Weighted least squares (weights 1/y^2: relative error), y = alpha + beta x.
-        sw = sx = sy = sxx = sxy = 0.0
-        for x, y in pts:
-            w = 1.0 / (y * y)
-            sw, sx, sy, sxx, sxy = sw + w, sx + w * x, sy + w * y, sxx + w * x * x, sxy + w * x * y
-        det = sw * sxx - sx * sx
-        self.beta = (sw * sxy - sx * sy) / det if det else 0.0
-        self.alpha = (sy - self.beta * sx) / sw if sw else 0.0
+        self.alpha, self.beta = fit(pts)
         self.points = len(pts)
 
     def collective(self, m, b):
@@ -135,12 +184,41 @@ def fmt_m(m):
     return "-" if m is None else f"2^{math.log2(m):.1f}"
 
 
-def m_sweeps(study, recs, model, ns):
-    """Per n: (m list, measured speedup, speedup over one-GPU auto, model speedup)."""
+def crossover_cells(rows):
+    """(measured, model, verdict) of the crossover m of an m sweep's rows (m_sweeps): the target is
+    the model within 2x of the measurement."""
+    ms = [r[0] for r in rows]
+    xm, xp = crossover(ms, [r[1] for r in rows]), crossover(ms, [r[3] for r in rows])
+    if xm is None and xp is None:
+        verdict = f"both beyond {lpresults.pow2(ms[-1])}"
+    elif xm is None or xp is None:
+        verdict = "NOT met (one beyond the sweep)"
+    else:
+        ratio = max(xm, xp) / min(xm, xp)
+        verdict = f"{ratio:.2f}x apart: " + ("met" if ratio <= 2 else "NOT met")
+    beyond = f"> {lpresults.pow2(ms[-1])}"
+    return fmt_m(xm) if xm else beyond, fmt_m(xp) if xp else beyond, verdict
+
+
+def model_errors(model, recs, gpus, variant=VARIANT, pick=lambda r: r["params"]["source"] == "device"):
+    """Sorted |predicted - measured| / measured over the N-GPU records that have a one-GPU pair."""
+    errs = []
+    for a, b in pairs(recs, variant=variant, gpus=gpus):
+        if pick(b):
+            p = model.predict(a)
+            if p:
+                errs.append(abs(p - med(b)) / med(b))
+    return sorted(errs)
+
+
+def m_sweeps(study, recs, model, ns, gpus=2):
+    """Per n: (m list, measured speedup, speedup over one-GPU auto, model speedup) on `gpus` GPUs
+    (the model's)."""
     out = {}
     auto = {key(r): r for r in lpresults.select(recs, variant="auto", gpus=1)}
     for n in ns:
-        ps = sorted(pairs(recs, n=n, source="device", type="int32") + pairs(recs, n=n, source="device", sample="u32"), key=lambda p: buckets(p[0]))
+        ps = sorted(pairs(recs, gpus=gpus, n=n, source="device", type="int32") + pairs(recs, gpus=gpus, n=n, source="device", sample="u32"),
+                    key=lambda p: buckets(p[0]))
         seen, rows = set(), []
         for r1, r2 in ps:
             if buckets(r1) in seen:
@@ -207,19 +285,9 @@ def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__.split("\n\n")[1])
     src, out = sys.argv[1], sys.argv[2]
-    docs = {}
-    for name in ["mr_m", "mr_m30", "mr_n", "mr_st", "hist", "hist_st"]:
-        doc, recs = lpresults.load_file(src, name + ".json")
-        if doc is None:
-            lpresults.skip(out, f"{name}.json not in {src}")
-        else:
-            docs[name] = (doc, recs)
+    docs = load_runs(src, out, ["mr_m", "mr_m30", "mr_n", "mr_st", "hist", "hist_st"])
     if not docs:
         return
-    os.makedirs(out, exist_ok=True)
-    for name, (doc, recs) in docs.items():
-        for r in recs:
-            r["_run"] = name
     # Each figure line comes from one run (one flush regime); the model and the targets take every
     # run, the later one where two measured the same point.
     mr = newest([docs[k] for k in ("mr_m", "mr_m30", "mr_n") if k in docs])
@@ -255,29 +323,8 @@ def main():
 
     streamed = [(name, docs[k][1]) for name, k in (("histogram, 2^33 u32 samples", "hist_st"), ("multireduce, 2^32 int32 pairs", "mr_st")) if k in docs]
     if streamed:
-        fig, axes = plt.subplots(1, len(streamed), figsize=(6 * len(streamed), 4.4), squeeze=False)
-        for ax, (title, recs) in zip(axes[0], streamed):
-            labels, vals, colours = [], [], []
-            for g in (1, 2):
-                for v, c in (("h2d_stream", "grey"), ("sharded_reduce", "tab:blue"), ("sharded_ordered", "tab:green"), (VARIANT, "tab:purple")):
-                    rs = lpresults.select(recs, variant=v, gpus=g)
-                    if rs:
-                        labels.append(f"{g} GPU{'s' if g > 1 else ''}\n{v.replace('sharded_', '')}")
-                        # Bytes copied (the copy stream's rate times its time) over the whole run's median time.
-                        m = rs[0]["metrics"]
-                        vals.append(m["transfer_GBps"] * m["transfer_ms"] / med(rs[0]))
-                        colours.append(c)
-            xs = range(len(vals))
-            ax.bar(xs, vals, color=colours)
-            for x, v in zip(xs, vals):
-                ax.text(x, v, f"{v:.0f}", ha="center", va="bottom", fontsize=8)
-            ax.set_xticks(list(xs))
-            ax.set_xticklabels(labels, fontsize=7)
-            ax.set_ylabel("GB/s copied host to device")
-            ax.set_title(title + " (32 GiB)")
-        fig.suptitle(f"Streamed from pinned host memory on {gpu}s: the reductions against the copy probe (h2d_stream) of the same run")
-        fig.tight_layout()
-        lpresults.write_figure(fig, os.path.join(out, "streaming.png"), dpi=110)
+        draw_streaming(os.path.join(out, "streaming.png"), gpu, streamed, (1, 2),
+                       [("sharded_reduce", "tab:blue"), ("sharded_ordered", "tab:green"), (VARIANT, "tab:purple")])
 
     # The targets.
     rows = []
@@ -304,30 +351,14 @@ def main():
     rows = []
     for study, sweeps in (("multireduce", mr_sweeps), ("histogram", hist_sweeps)):
         for n, rs in sorted(sweeps.items()):
-            ms = [r[0] for r in rs]
-            xm, xp = crossover(ms, [r[1] for r in rs]), crossover(ms, [r[3] for r in rs])
-            if xm is None and xp is None:
-                verdict = f"both beyond {lpresults.pow2(ms[-1])}"
-            elif xm is None or xp is None:
-                verdict = "NOT met (one beyond the sweep)"
-            else:
-                ratio = max(xm, xp) / min(xm, xp)
-                verdict = f"{ratio:.2f}x apart: " + ("met" if ratio <= 2 else "NOT met")
-            rows.append([study, lpresults.pow2(n), fmt_m(xm) if xm else f"> {lpresults.pow2(ms[-1])}", fmt_m(xp) if xp else f"> {lpresults.pow2(ms[-1])}", verdict])
+            rows.append([study, lpresults.pow2(n), *crossover_cells(rs)])
     if rows:
         lines.append("\n## The crossover m predicted by the model within 2x of the measured one\n")
         lines.append(lpresults.md_table(["study", "n", "measured", "model", "target"], rows))
     rows = []
     for study, model, recs in (("multireduce", mr_model, mr), ("histogram", hist_model, hist)):
-        errs = []
-        for a, b in pairs(recs):
-            if b["params"]["source"] != "device":
-                continue
-            p = model.predict(a)
-            if p:
-                errs.append(abs(p - med(b)) / med(b))
+        errs = model_errors(model, recs, 2)
         if errs:
-            errs.sort()
             rows.append([study, f"{model.alpha * 1000:.1f}", f"{1 / model.beta / 1e6:.0f}" if model.beta > 0 else "-", str(model.points),
                          str(len(errs)), f"{100 * errs[len(errs) // 2]:.1f}%", f"{100 * errs[-1]:.1f}%"])
     if rows:

@@ -213,6 +213,14 @@ DeviceGroup::DeviceGroup(int gpus) {
   interconnect_ = probe_interconnect(gpus);
 }
 
+Params DeviceGroup::describe() const {
+  Params p;
+  p["gpus"] = std::int64_t(size());
+  p["interconnect"] = interconnect_;
+  p["nccl"] = std::to_string(nccl().version);
+  return p;
+}
+
 DeviceGroup& DeviceGroup::of(int gpus) {
   static std::mutex mu;
   // Kept until exit on purpose: destroying communicators in static destruction races the CUDA

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "study.hpp"
+
 namespace harness {
 
 // Input positions [begin, end) of shard k of n inputs over `shards` devices: contiguous, in
@@ -68,6 +70,8 @@ class DeviceGroup {
   // How device 0 reaches the others: "none (one GPU)", "NVLink (NV18)", "PCIe (SYS)", or what
   // CUDA's peer query gives where nvidia-smi does not answer.
   const std::string& interconnect() const { return interconnect_; }
+  // What a record says of the group: gpus, interconnect and the NCCL version.
+  Params describe() const;
   // Every stream of the group waits for the work enqueued on `origin` (of the current device) so
   // far; `join` makes `origin` wait for every compute stream. Neither blocks the host.
   void fork(cudaStream_t origin);

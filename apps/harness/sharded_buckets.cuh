@@ -25,6 +25,8 @@
 #include "device_buffer.hpp"
 #include "kernels/common/fold_buckets.cuh"
 #include "multigpu.hpp"
+#include "phase_clock.hpp"
+#include "sharded_params.hpp"
 #include "study.hpp"
 
 namespace harness {
@@ -144,10 +146,8 @@ class ShardedBuckets {
         LP_CUDA(cudaEventCreateWithFlags(&d.copied[b], cudaEventDisableTiming));
         LP_CUDA(cudaEventCreateWithFlags(&d.consumed[b], cudaEventDisableTiming));
       }
-      d.marks.resize(kRing);
-      for (Marks& mk : d.marks)
-        for (cudaEvent_t* e : mk.all()) LP_CUDA(cudaEventCreate(e));
     }
+    clock_.create(s.gpus);
   }
 
   // Frees every GPU's buffers and events on that GPU (each handle is null where never made).
@@ -168,11 +168,9 @@ class ShardedBuckets {
       for (int b = 0; b < 2; ++b)
         for (cudaEvent_t* e : std::array<cudaEvent_t*, 2>{&d.copied[b], &d.consumed[b]})
           if (*e) cudaEventDestroy(*e), *e = nullptr;
-      for (Marks& mk : d.marks)
-        for (cudaEvent_t* e : mk.all())
-          if (*e) cudaEventDestroy(*e), *e = nullptr;
     }
     cudaSetDevice(previous);
+    clock_.destroy();
   }
 
  public:
@@ -196,10 +194,7 @@ class ShardedBuckets {
       // not wait for: finish it here, on every GPU (the runner synchronises GPU 0 only).
       LP_CUDA(cudaDeviceSynchronize());
     }
-    runs_ = harvested_ = 0;
-    local_ms_.clear();
-    collective_ms_.clear();
-    transfer_ms_.clear();
+    clock_.reset();
   }
 
   // The timed region, with what set_local bound: enqueue only, no synchronisation. `origin` is the
@@ -207,17 +202,15 @@ class ShardedBuckets {
   void run(cudaStream_t origin) {
     const NcclApi& api = nccl();
     const Combine how = how_;
-    const int slot = int(runs_ % kRing);
-    if (runs_ - harvested_ >= kRing) harvest();
+    clock_.begin_run(shape_.streamed);
     group_.fork(origin);
     for (int k = 0; k < gpus(); ++k) {
       DeviceScope on(k);
       Dev& d = per_[std::size_t(k)];
-      const Marks& mk = d.marks[std::size_t(slot)];
-      LP_CUDA(cudaEventRecord(mk.begin, group_.stream(k)));
-      if (shape_.streamed) stream_shard(k, how, mk);
+      clock_.record(k, PhaseClock::Begin, group_.stream(k));
+      if (shape_.streamed) stream_shard(k, how);
       else if (how != Combine::CopyOnly) local_or_identity(k, device_cols(k, 0), d.range.size(), d.out.get());
-      LP_CUDA(cudaEventRecord(mk.local, group_.stream(k)));
+      clock_.record(k, PhaseClock::Local, group_.stream(k));
     }
     const std::size_t m = shape_.m;
     if (how == Combine::Reduce || how == Combine::AllReduce) {
@@ -247,10 +240,10 @@ class ShardedBuckets {
     }
     for (int k = 0; k < gpus(); ++k) {
       DeviceScope on(k);
-      LP_CUDA(cudaEventRecord(per_[std::size_t(k)].marks[std::size_t(slot)].end, group_.stream(k)));
+      clock_.record(k, PhaseClock::End, group_.stream(k));
     }
     group_.join(origin);
-    ++runs_;
+    clock_.end_run();
   }
 
   // The last run's outcome: "" where it is right, else the first difference. `check` judges a bucket
@@ -287,31 +280,20 @@ class ShardedBuckets {
   }
 
  public:
-  // The phases of the runs since set_local (medians over them): local (the slowest GPU's local
-  // step, streamed copies included), collective (the shortest of the GPUs' intervals from the end
-  // of their local step to the end of the combine: the GPU that finished last waited least for the
-  // others), transfer (the slowest GPU's copy stream, first copy to last), and what they say.
+  // The phases of the runs since set_local (PhaseClock::phases: medians) and what they say.
   Params metrics() {
-    for (int k = 0; k < gpus(); ++k) {
-      DeviceScope on(k);
-      LP_CUDA(cudaDeviceSynchronize());
-    }
-    while (harvested_ < runs_) harvest();
-    Params p;
-    p["gpus"] = std::int64_t(gpus());
-    p["interconnect"] = group_.interconnect();
-    p["nccl"] = std::to_string(nccl().version);
-    if (local_ms_.empty()) return p;
-    p["local_ms"] = median(local_ms_);
-    p["collective_ms"] = median(collective_ms_);
+    const PhaseClock::Phases ph = clock_.phases(shape_.streamed);
+    Params p = group_.describe();
+    if (ph.runs == 0) return p;
+    p["local_ms"] = ph.local_ms;
+    p["collective_ms"] = ph.collective_ms;
     if (shape_.streamed) {
-      const double t = median(transfer_ms_);
-      p["transfer_ms"] = t;
+      p["transfer_ms"] = ph.transfer_ms;
       double bytes = 0;
       for (const Column& c : cols_) bytes += double(shape_.n) * double(c.elem_bytes);
-      if (t > 0) p["transfer_GBps"] = bytes / (t * 1e6);
+      if (ph.transfer_ms > 0) p["transfer_GBps"] = bytes / (ph.transfer_ms * 1e6);
     }
-    p["phase_runs"] = std::int64_t(local_ms_.size());
+    p["phase_runs"] = ph.runs;
     return p;
   }
 
@@ -347,25 +329,13 @@ class ShardedBuckets {
   }
 
  private:
-  static constexpr std::int64_t kRing = 64;  // runs whose phase events are kept before they are read
-  struct Marks {
-    cudaEvent_t begin = nullptr, local = nullptr, end = nullptr, copy_begin = nullptr, copy_end = nullptr;
-    std::array<cudaEvent_t*, 5> all() { return {&begin, &local, &end, &copy_begin, &copy_end}; }
-  };
   struct Dev {
     Range range;
     std::vector<DeviceBuffer<char>> bufs;  // [copy * columns + column]: the shard, or two chunk buffers
     DeviceBuffer<T> out, part, gather;
     DeviceBuffer<char> scratch;
     cudaEvent_t copied[2] = {nullptr, nullptr}, consumed[2] = {nullptr, nullptr};
-    std::vector<Marks> marks;
   };
-
-  static double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t h = v.size() / 2;
-    return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
-  }
 
   // The device pointers of GPU k's inputs: its shard, or chunk buffer `copy` when streamed.
   std::vector<const void*> device_cols(int k, int copy) const {
@@ -390,11 +360,11 @@ class ShardedBuckets {
 
   // GPU k's shard in chunks: the copy stream fills one buffer while the compute stream reduces the
   // other; chunk c > 0 is reduced into `part` and folded into the buckets in chunk order.
-  void stream_shard(int k, Combine how, const Marks& mk) {
+  void stream_shard(int k, Combine how) {
     Dev& d = per_[std::size_t(k)];
     const cudaStream_t s = group_.stream(k), cs = group_.copy_stream(k);
     const std::int64_t chunks = (d.range.size() + shape_.chunk - 1) / shape_.chunk;
-    LP_CUDA(cudaEventRecord(mk.copy_begin, cs));
+    clock_.record(k, PhaseClock::CopyBegin, cs);
     if (chunks == 0 && how != Combine::CopyOnly) lp::fill_identity<Op>(d.out.get(), shape_.m, s);
     for (std::int64_t c = 0; c < chunks; ++c) {
       const int buf = int(c & 1);
@@ -413,29 +383,8 @@ class ShardedBuckets {
       LP_CUDA(cudaEventRecord(d.consumed[buf], s));
       if (c > 0) lp::fold_buckets<Op>(d.out.get(), d.part.get(), 1, shape_.m, s);
     }
-    LP_CUDA(cudaEventRecord(mk.copy_end, cs));
-    if (how == Combine::CopyOnly) LP_CUDA(cudaStreamWaitEvent(s, mk.copy_end, 0));  // the join then covers the copies
-  }
-
-  // Reads the oldest unread run's phase events (complete: the harness synchronised after it).
-  void harvest() {
-    const int slot = int(harvested_ % kRing);
-    double local = 0, collective = -1, transfer = 0;
-    for (int k = 0; k < gpus(); ++k) {
-      DeviceScope on(k);
-      const Marks& mk = per_[std::size_t(k)].marks[std::size_t(slot)];
-      float l = 0, c = 0, t = 0;
-      LP_CUDA(cudaEventElapsedTime(&l, mk.begin, mk.local));
-      LP_CUDA(cudaEventElapsedTime(&c, mk.local, mk.end));
-      if (shape_.streamed) LP_CUDA(cudaEventElapsedTime(&t, mk.copy_begin, mk.copy_end));
-      local = std::max(local, double(l));
-      collective = collective < 0 ? c : std::min(collective, double(c));
-      transfer = std::max(transfer, double(t));
-    }
-    local_ms_.push_back(local);
-    collective_ms_.push_back(collective);
-    transfer_ms_.push_back(transfer);
-    ++harvested_;
+    clock_.record(k, PhaseClock::CopyEnd, cs);
+    if (how == Combine::CopyOnly) LP_CUDA(cudaStreamWaitEvent(s, clock_.event(k, PhaseClock::CopyEnd), 0));  // the join then covers the copies
   }
 
   Shape shape_;
@@ -445,8 +394,7 @@ class ShardedBuckets {
   std::vector<Dev> per_;
   LocalFn local_;
   Combine how_ = Combine::Reduce;  // set_local's, resolved
-  std::int64_t runs_ = 0, harvested_ = 0;
-  std::vector<double> local_ms_, collective_ms_, transfer_ms_;
+  PhaseClock clock_;
 };
 
 }  // namespace harness
@@ -513,65 +461,6 @@ std::string sharded_unsupported(Combine how, bool streamed) {
   if ((how == Combine::Reduce || how == Combine::AllReduce) && !nccl_reducible<Op>())
     return std::string("NCCL reduces add, min and max of 32/64-bit integers and floats, not op '") + Op::name + "' (sharded_ordered does)";
   return "";
-}
-
-}  // namespace harness
-
-namespace harness {
-
-// The axes of a study with sharded variants, and their checks: "" or the reason naming the key.
-inline std::vector<AxisSpec> sharded_axes() {
-  using V = Value;
-  return {
-      {"gpus", AxisKind::Int, "GPUs the sharded_* variants use (devices 0..gpus-1; --gpus N sets it); the others run on one",
-       {V(std::int64_t(1))}, {}, 1, 64},
-      {"source", AxisKind::Choice,
-       "where the inputs are: device (uploaded before timing), or host (pinned host memory, streamed in chunks inside the timed "
-       "run: inputs larger than the GPUs; sharded_* and h2d_stream only)",
-       {V(std::string("device"))}, {"device", "host"}},
-      {"chunk", AxisKind::Size, "inputs per streamed chunk (source host)", {V(std::int64_t(1) << 24)}, {}, 1024, std::int64_t(1) << 30},
-      {"shard_variant", AxisKind::Choice, "the one-GPU variant each GPU runs on its shard or chunk", {V(std::string("auto"))}, {}},
-  };
-}
-// What a point reads from those axes, and the rules every such study's point applies.
-struct ShardedParams {
-  int gpus = 1;
-  bool streamed = false;  // source host
-  std::int64_t chunk = 0;
-  std::string shard_variant;
-  explicit ShardedParams(const Params& p)
-      : gpus(int(as_int(p, "gpus"))), streamed(as_str(p, "source") == "host"), chunk(as_int(p, "chunk")), shard_variant(as_str(p, "shard_variant")) {}
-  // Whether the one-GPU variants run here, reading the whole input from GPU 0.
-  bool one_gpu() const { return gpus == 1 && !streamed; }
-  // Why a variant cannot run at this point for where its inputs are, or "".
-  std::string skip(bool sharded, VariantKind kind, const std::string& inputs) const {
-    if (sharded || kind == VariantKind::Cpu || one_gpu()) return "";
-    return "a one-GPU variant on device-resident " + inputs + " (gpus = " + std::to_string(gpus) + ", source = " +
-           (streamed ? "host" : "device") + ": the sharded_* variants)";
-  }
-  template <class Op>
-  typename ShardedBuckets<Op>::Shape shape(std::int64_t n, std::uint32_t m) const {
-    typename ShardedBuckets<Op>::Shape s;
-    s.gpus = gpus;
-    s.n = n;
-    s.m = m;
-    s.streamed = streamed;
-    s.chunk = chunk;
-    return s;
-  }
-  // A sharded record's metrics: the engine's phases and the shard variant.
-  template <class Op>
-  Params metrics(ShardedBuckets<Op>& engine) const {
-    Params p = engine.metrics();
-    p["shard_variant"] = shard_variant;
-    return p;
-  }
-};
-
-inline std::string check_sharded_params(const Params& p, std::int64_t max_device_n) {
-  if (as_str(p, "source") == "device" && as_int(p, "n") > max_device_n)
-    return "n: more than " + std::to_string(max_device_n) + " inputs need source 'host' (streamed from host memory)";
-  return {};
 }
 
 }  // namespace harness

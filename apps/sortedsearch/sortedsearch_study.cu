@@ -10,9 +10,13 @@
 #include "apps/harness/datagen.hpp"
 #include "apps/harness/device_buffer.hpp"
 #include "apps/harness/framework.hpp"
+#include "apps/harness/multigpu.hpp"
+#include "apps/harness/sharded_gather.cuh"
+#include "apps/harness/sharded_params.hpp"
 #include "cpu_reference/sortedsearch/cpu_sorted_search.hpp"
 #include "kernels/sortedsearch/auto_sorted_search.cuh"
 #include "kernels/sortedsearch/binary_search.cuh"
+#include "kernels/sortedsearch/gpu_cuts.hpp"
 #include "kernels/sortedsearch/mergepath_sorted_search.cuh"
 #include "kernels/sortedsearch/windowed_sorted_search.cuh"
 #include "peers.hpp"
@@ -30,6 +34,18 @@ namespace {
 
 // What a variant computes, which fixes its reference and its minimal traffic.
 enum class Result { LowerA, UpperA, LowerAShuffled, Complete, MatchA, CountA, Merge };
+
+// How a sharded variant spreads the search over the GPUs (issue 16).
+enum class Split {
+  None,        // a one-GPU variant
+  MergePath,   // the merge path of A and B cut into equal diagonals: GPU k holds A and B between two cuts
+  Replicated,  // A cut into equal parts, B whole on every GPU
+};
+
+// One-GPU indices are 31-bit with a flag bit, and tile offsets are 32-bit.
+constexpr std::int64_t kOneGpuKeys = (1ll << 30) + (1ll << 29);
+
+using Gather = harness::ShardedGather<std::uint32_t>;
 
 template <class T>
 using MP = sortedsearch::DefaultMergePathTuning<T>;
@@ -49,6 +65,7 @@ struct Ctx {
   T* out_merge = nullptr;
   unsigned long long* counts = nullptr;    // Complete: the match counts
   const std::uint32_t* lower_in = nullptr;  // CountA: the lower bounds it starts from
+  Gather* sharded = nullptr;                // the sharded variants' GPUs and slices (issue 16)
   void* scratch = nullptr;
   std::size_t scratch_bytes = 0;
   const T* host_a = nullptr;
@@ -62,6 +79,7 @@ struct Props {
   Result result = Result::LowerA;
   // auto: what it runs at (|A|, |B|) and the switch ratio it applies, reported as metrics
   std::function<harness::Params(std::int64_t na, std::int64_t nb)> chooses;
+  Split split = Split::None;
 };
 
 // auto_lower / auto_upper's choice for key type T.
@@ -85,7 +103,7 @@ class SortedSearchPoint final : public harness::TablePoint<Def<T>> {
   using Base::ctx_;
 
  public:
-  SortedSearchPoint(const Params& p, std::uint64_t seed, bool device) : Base(table<T>()), device_(device) {
+  SortedSearchPoint(const Params& p, std::uint64_t seed, bool device) : Base(table<T>()), device_(device), sp_(p) {
     const std::int64_t na = harness::as_int(p, "a_size"), nb = harness::as_int(p, "b_size");
     const std::string& keys = harness::as_str(p, "keys");
     // Both arrays spread over the same key range, so they interleave whatever their sizes.
@@ -95,14 +113,16 @@ class SortedSearchPoint final : public harness::TablePoint<Def<T>> {
     a_ = convert(harness::sorted_integers(na, span, harness::derive_seed(seed, "A/" + tag)));
     b_ = convert(harness::sorted_integers(nb, span, harness::derive_seed(seed, "B/" + tag)));
     seed_ = harness::derive_seed(seed, "perm/" + tag);
-    if (device_) {
+    // Only the one-GPU variants read the keys from GPU 0; the sharded ones place their own slices.
+    if (device_ && sp_.one_gpu()) {
       da_.upload(a_);
       db_.upload(b_);
     }
     ctx_.a = da_.get();
     ctx_.b = db_.get();
-    ctx_.na = int(a_.size());
-    ctx_.nb = int(b_.size());
+    one_gpu_fits_ = std::int64_t(a_.size() + b_.size()) <= kOneGpuKeys;  // else only the sharded variants run
+    ctx_.na = one_gpu_fits_ ? int(a_.size()) : 0;
+    ctx_.nb = one_gpu_fits_ ? int(b_.size()) : 0;
     ctx_.host_a = a_.data();
     ctx_.host_b = b_.data();
   }
@@ -120,7 +140,19 @@ class SortedSearchPoint final : public harness::TablePoint<Def<T>> {
     }
   }
 
+  std::string skip_reason(const Def<T>& d) const override {
+    const bool sharded = d.props.split != Split::None;
+    if (std::string why = sp_.skip(sharded, d.kind, "keys"); !why.empty()) return why;
+    if (!sharded && !one_gpu_fits_) return "a_size + b_size above 2^30 + 2^29 on one device (31-bit indices): the sharded_* variants";
+    if (d.props.split == Split::Replicated) {
+      const std::int64_t most = harness::shard_range(std::int64_t(a_.size()), sp_.gpus, 0).size() + std::int64_t(b_.size());
+      if (most > kOneGpuKeys) return "a replicated haystack with a GPU's needles above 2^30 + 2^29 keys (31-bit indices)";
+    }
+    return Base::skip_reason(d);
+  }
+
   void allocate(const Def<T>& d) override {
+    if (d.props.split != Split::None) return allocate_sharded(d);
     const std::size_t na = a_.size(), nb = b_.size();
     if (d.props.result == Result::LowerAShuffled) shuffled();
     if (d.kind == VariantKind::Cpu) {
@@ -157,7 +189,9 @@ class SortedSearchPoint final : public harness::TablePoint<Def<T>> {
       return os.str();
     };
     std::string bad;
-    if (d.props.result == Result::Merge) {
+    if (d.props.split != Split::None) {
+      bad = harness::first_mismatch(reference(d.props.result), sharded_->result(), "A", idx);
+    } else if (d.props.result == Result::Merge) {
       bad = harness::first_mismatch(merged(), out_merge_.download(), "merged", [](T v) {
         std::ostringstream os;
         os << v;
@@ -181,7 +215,53 @@ class SortedSearchPoint final : public harness::TablePoint<Def<T>> {
   }
 
   harness::Params measured(const Def<T>& d) override {
+    if (d.props.split != Split::None && sharded_) {
+      // auto's choice on GPU 0's slices (each GPU chooses on its own)
+      const auto& c = sharded_->parts()[0].cols;
+      harness::Params p = auto_choice<T>(c[0].size(), c[1].size());
+      for (auto& [k, v] : sharded_->metrics()) p[k] = v;
+      p["split"] = std::string(d.props.split == Split::MergePath ? "merge_path" : "replicated");
+      return p;
+    }
     return d.props.chooses ? d.props.chooses(std::int64_t(a_.size()), std::int64_t(b_.size())) : harness::Params{};
+  }
+
+  // The sharded variants' slices: one placement at a time (the GPUs then hold one copy of the
+  // keys), kept while the next variant wants the same split and bound.
+  void allocate_sharded(const Def<T>& d) {
+    const Bounds bound = d.props.result == Result::UpperA ? Bounds::Upper : Bounds::Lower;
+    const int key = int(d.props.split) * 2 + int(bound);
+    if (!sharded_ || sharded_key_ != key) {
+      sharded_.reset();
+      const std::int64_t na = std::int64_t(a_.size()), nb = std::int64_t(b_.size());
+      std::vector<Gather::Part> parts(std::size_t(sp_.gpus));
+      if (d.props.split == Split::MergePath) {
+        const auto cuts = bound == Bounds::Upper ? sortedsearch::merge_path_cuts<Bounds::Upper>(a_.data(), na, b_.data(), nb, sp_.gpus)
+                                                 : sortedsearch::merge_path_cuts<Bounds::Lower>(a_.data(), na, b_.data(), nb, sp_.gpus);
+        for (std::size_t k = 0; k < parts.size(); ++k) {
+          const harness::Range ra{cuts[k].a, cuts[k + 1].a}, rb{cuts[k].b, cuts[k + 1].b};
+          parts[k] = {{ra, rb}, ra};
+        }
+      } else {
+        for (std::size_t k = 0; k < parts.size(); ++k) {
+          const harness::Range ra = harness::shard_range(na, sp_.gpus, int(k));
+          parts[k] = {{ra, harness::Range{0, nb}}, ra};
+        }
+      }
+      sharded_ = std::make_unique<Gather>(std::vector<Gather::Column>{{a_.data(), na, sizeof(T), da_.get()}, {b_.data(), nb, sizeof(T), db_.get()}},
+                                          std::move(parts), na);
+      sharded_key_ = key;
+    }
+    ctx_.sharded = sharded_.get();
+    sharded_->set_local([](const Gather::Part& p) { return sortedsearch::auto_search_scratch_bytes<MP<T>, WIN<T>>(p.cols[0].size(), p.cols[1].size()); },
+                        bound == Bounds::Upper ? search_part<Bounds::Upper> : search_part<Bounds::Lower>);
+  }
+  // A GPU's part: auto's search of its needles in its slice of B, whose first key is B[b.begin].
+  template <Bounds B>
+  static void search_part(const Gather::Local& s) {
+    const harness::Range &a = s.part->cols[0], &b = s.part->cols[1];
+    sortedsearch::auto_sorted_search<MP<T>, WIN<T>, B>(static_cast<const T*>(s.cols[0]), int(a.size()), static_cast<const T*>(s.cols[1]),
+                                                       int(b.size()), s.out, s.scratch, s.stream, std::uint32_t(b.begin));
   }
 
   std::string checksum(const Def<T>& d) override {
@@ -278,6 +358,10 @@ class SortedSearchPoint final : public harness::TablePoint<Def<T>> {
   }
 
   bool device_;
+  harness::ShardedParams sp_;
+  bool one_gpu_fits_ = true;
+  std::unique_ptr<Gather> sharded_;
+  int sharded_key_ = -1;  // the split and bound sharded_ was placed for
   std::uint64_t seed_ = 0;
   std::vector<T> a_, b_, merged_;
   std::vector<std::uint32_t> perm_, ref_complete_b_, host_a_, host_b_;
@@ -328,6 +412,12 @@ void add_variants(Defs<T>& d) {
        [](Ctx<T>& c) { lp::peers::thrust_merge(c.a, c.na, c.b, c.nb, c.out_merge, c.stream); }},
       {"cub_merge", VariantKind::Peer, "cub::DeviceMerge::MergeKeys of A and B", {Result::Merge}, {}, {},
        [](Ctx<T>& c) { lp::peers::cub_merge(c.a, c.na, c.b, c.nb, c.out_merge, c.scratch, c.scratch_bytes, c.stream); }},
+      {"sharded_lower", VariantKind::Ours, "issue 16: over the gpus: the merge path of A and B cut into equal diagonals (gpu_cuts.hpp), GPU k runs auto_lower on its needles and haystack slice, the parts gathered to GPU 0 (ncclSend/Recv)", {Result::LowerA, {}, Split::MergePath}, {}, {},
+       [](Ctx<T>& c) { c.sharded->run(c.stream); }},
+      {"sharded_upper", VariantKind::Ours, "issue 16: sharded_lower's cuts and gather for the upper bound (equal keys: B before A on the merge path)", {Result::UpperA, {}, Split::MergePath}, {}, {},
+       [](Ctx<T>& c) { c.sharded->run(c.stream); }},
+      {"sharded_lower_replicated", VariantKind::Ours, "issue 16, the alternative: the needles cut into equal parts, the haystack whole on every GPU, auto_lower on each part, gathered to GPU 0", {Result::LowerA, {}, Split::Replicated}, {}, {},
+       [](Ctx<T>& c) { c.sharded->run(c.stream); }},
       {"cpu_sorted_search", VariantKind::Cpu, "CPUSortedSearch<Lower>: one sequential linear pass (the reference's CPU code)", {Result::LowerA}, {}, {},
        [](Ctx<T>& c) { cpu::sorted_search<Bounds::Lower>(c.host_a, c.na, c.host_b, c.nb, c.host_out_a); }},
       {"cpu_sorted_search3", VariantKind::Cpu, "CPUSortedSearch3: lower bound A->B and upper bound B->A with match flags, one pass", {Result::Complete}, {}, {},
@@ -440,7 +530,7 @@ int demo(std::ostream& os, bool device) {
 }  // namespace
 
 std::unique_ptr<harness::Study> make_study() {
-  const std::int64_t max_size = (1ll << 30);
+  const std::int64_t max_size = (1ll << 32) - 1;  // several GPUs; one takes a_size + b_size <= kOneGpuKeys
   harness::StudyDecl s{"sortedsearch",
                        "ModernGPU vectorized sorted search (all modes) vs vectorized binary search, Thrust and CUB",
                        kDefaultConfig};
@@ -449,12 +539,16 @@ std::unique_ptr<harness::Study> make_study() {
       {"b_size", harness::AxisKind::Size, "|B|, the haystack (sorted)", {std::int64_t(1) << 26}, {}, 0, max_size},
       {"type", harness::AxisKind::Choice, "key type: int32, int64, float, double", {std::string("int32")}, {"int32", "int64", "float", "double"}, 0, 0},
       {"keys", harness::AxisKind::Choice, "distinct (no key repeats within an array) or dups (about 8 copies of each key)", {std::string("distinct")}, {"distinct", "dups"}, 0, 0},
+      harness::gpus_axis(),
   };
   s.variants = table<int>().specs();
   s.check_params = [](const Params& p) -> std::string {
-    // Indices are 32-bit with a flag bit, and tile offsets are 32-bit.
-    if (harness::as_int(p, "a_size") + harness::as_int(p, "b_size") > (1ll << 30) + (1ll << 29))
-      return "a_size + b_size must not exceed 2^30 + 2^29 (indices are 31-bit)";
+    // Indices are 32-bit with a flag bit, and tile offsets are 32-bit: each GPU's share of the
+    // keys must fit that; the gathered indices into B are 32-bit.
+    const std::int64_t keys = harness::as_int(p, "a_size") + harness::as_int(p, "b_size"), gpus = harness::as_int(p, "gpus");
+    if (keys > gpus * kOneGpuKeys)
+      return gpus == 1 ? "a_size + b_size must not exceed 2^30 + 2^29 on one GPU (indices are 31-bit)"
+                       : "a_size + b_size must not exceed gpus * (2^30 + 2^29) (each GPU's indices are 31-bit)";
     return {};
   };
   s.make_point = [](const Params& p, std::uint64_t seed, bool device) -> std::unique_ptr<harness::Point> {

@@ -40,14 +40,19 @@ std::size_t auto_search_scratch_bytes(std::int64_t a_count, std::int64_t b_count
   return m > w ? m : w;
 }
 
-// Bound B (Lower or Upper) of every needle of sorted A into sorted B, by choose_search.
+// Bound B (Lower or Upper) of every needle of sorted A into sorted B, by choose_search. `a_base`
+// is added to every index: B is a slice of a haystack starting there (several GPUs).
 template <class MPTuning, class WinShape, Bounds B, class T>
-void auto_sorted_search(const T* a, int a_count, const T* b, int b_count, std::uint32_t* out, void* scratch, cudaStream_t stream) {
+void auto_sorted_search(const T* a, int a_count, const T* b, int b_count, std::uint32_t* out, void* scratch, cudaStream_t stream,
+                        std::uint32_t a_base = 0) {
   switch (choose_search<T>(a_count, b_count)) {
-    case SearchChoice::BinarySearch: return binary_search<B>(a, a_count, b, b_count, out, stream);
+    case SearchChoice::BinarySearch: return binary_search<B>(a, a_count, b, b_count, out, stream, Less{}, a_base);
     // choose_search has decided the switch: the windowed launcher must not decide it again.
-    case SearchChoice::Windowed: return windowed_sorted_search<WinShape, B>(a, a_count, b, b_count, out, scratch, stream, kNeverSwitch);
-    default: return mergepath_sorted_search<MPTuning, B, Output::Index, Output::None>(a, a_count, b, b_count, out, nullptr, scratch, nullptr, stream);
+    case SearchChoice::Windowed:
+      return windowed_sorted_search<WinShape, B>(a, a_count, b, b_count, out, scratch, stream, kNeverSwitch, Less{}, 0, a_base);
+    default:
+      return mergepath_sorted_search<MPTuning, B, Output::Index, Output::None>(a, a_count, b, b_count, out, nullptr, scratch, nullptr, stream,
+                                                                               nullptr, Less{}, a_base);
   }
 }
 

@@ -114,7 +114,8 @@ __global__ void __launch_bounds__(NT) sorted_search_kernel(const T* __restrict__
                                                            std::uint32_t* __restrict__ a_out,
                                                            std::uint32_t* __restrict__ b_out,
                                                            const std::uint32_t* __restrict__ a_lower,
-                                                           unsigned* __restrict__ tile_counts, Comp comp) {
+                                                           unsigned* __restrict__ tile_counts, Comp comp,
+                                                           std::uint32_t a_base) {
   constexpr int NV = NT * VT;
   constexpr bool IndexA = has_index(OA), MatchA = has_match(OA), IndexB = has_index(OB), MatchB = has_match(OB);
   // Keys need room for the tile, four halo elements and the read-ahead past the last step; the
@@ -203,6 +204,7 @@ __global__ void __launch_bounds__(NT) sorted_search_kernel(const T* __restrict__
     for (int i = tid; i < a_n; i += NT) {
       std::uint32_t v = sh.indices[i];
       if (a_lower) v -= a_lower[a0 + i];  // SortedEqualityCount: upper bound minus lower bound
+      else v += a_base;
       a_out[a0 + i] = v;
     }
   }
@@ -224,11 +226,13 @@ std::size_t mergepath_scratch_bytes(std::int64_t a_count, std::int64_t b_count) 
 
 // SortedSearch<Bounds, TypeA, TypeB>. Sizes below 2^31 (indices are 32-bit with a flag bit).
 // `match_counts` (device, two words: A keys matched, B keys matched) is filled when non-null.
-// `a_lower` turns the A output into SortedEqualityCount (B must be Upper, OA Index).
+// `a_lower` turns the A output into SortedEqualityCount (B must be Upper, OA Index). `a_base` is
+// added to every A index (OA Index, no a_lower): B is a slice of a haystack starting there.
 template <class Tuning, Bounds B, Output OA, Output OB, class T, class Comp = Less>
 void mergepath_sorted_search(const T* a, int a_count, const T* b, int b_count, std::uint32_t* a_out,
                              std::uint32_t* b_out, void* scratch, unsigned long long* match_counts,
-                             cudaStream_t stream, const std::uint32_t* a_lower = nullptr, Comp comp = {}) {
+                             cudaStream_t stream, const std::uint32_t* a_lower = nullptr, Comp comp = {},
+                             std::uint32_t a_base = 0) {
   static_assert(Tuning::vt <= 32, "decision bits are kept in one 32-bit word");
   std::int64_t total = std::int64_t(a_count) + b_count;
   if (total == 0) {
@@ -241,7 +245,7 @@ void mergepath_sorted_search(const T* a, int a_count, const T* b, int b_count, s
   merge_partition_kernel<B><<<(tiles + 1 + 127) / 128, 128, 0, stream>>>(a, a_count, b, b_count, Tuning::nv, tiles + 1, mp, comp);
   LP_CUDA_LAUNCH("merge_partition_kernel");
   sorted_search_kernel<Tuning::nt, Tuning::vt, B, OA, OB><<<tiles, Tuning::nt, 0, stream>>>(
-      a, a_count, b, b_count, mp, a_out, b_out, a_lower, tile_counts, comp);
+      a, a_count, b, b_count, mp, a_out, b_out, a_lower, tile_counts, comp, a_base);
   LP_CUDA_LAUNCH("sorted_search_kernel");
   if (match_counts) {
     detail::sum_tile_counts_kernel<<<1, 1024, 0, stream>>>(tile_counts, tiles, match_counts);

@@ -124,7 +124,8 @@ static __global__ void fill_outside_kernel(const int* __restrict__ bounds, int t
 template <class Tuning, Bounds B, bool Complete, class T, class Comp>
 __global__ void __launch_bounds__(Tuning::nt)
     windowed_search_kernel(const T* __restrict__ a, int a_count, const T* __restrict__ b, int b_count, const int* __restrict__ bounds,
-                           std::uint32_t* __restrict__ out, std::uint32_t* __restrict__ out_b, unsigned* __restrict__ tile_counts, Comp comp) {
+                           std::uint32_t* __restrict__ out, std::uint32_t* __restrict__ out_b, unsigned* __restrict__ tile_counts, Comp comp,
+                           std::uint32_t a_base) {
   static_assert(!Complete || B == Bounds::Lower, "the complete search is lower A -> B, upper B -> A");
   constexpr int NT = Tuning::nt, VT = Tuning::vt, NV = Tuning::nv, WINDOW = Tuning::window, SKIP = Tuning::skip;
   static_assert(sizeof(T) >= sizeof(std::uint32_t), "the complete search's B outputs reuse the window's slots");
@@ -268,7 +269,7 @@ __global__ void __launch_bounds__(Tuning::nt)
 #pragma unroll
   for (int k = 0; k < VT; ++k) {
     int i = k * NT + tid;
-    if (i < a_n) out[a0 + i] = runs.results[(i / VT) * STRIDE + i % VT];
+    if (i < a_n) out[a0 + i] = a_base + runs.results[(i / VT) * STRIDE + i % VT];
   }
 }
 
@@ -298,7 +299,7 @@ void with_windowed_tuning(int vt, F&& f) {
 // One launch of the tiles at `vt` needles per thread (the complete search: and its counts).
 template <class Shape, Bounds B, bool Complete, class T, class Comp>
 void windowed_tiles(int vt, const T* a, int a_count, const T* b, int b_count, std::uint32_t* out, std::uint32_t* out_b, void* scratch,
-                    unsigned long long* match_counts, cudaStream_t stream, Comp comp) {
+                    unsigned long long* match_counts, cudaStream_t stream, Comp comp, std::uint32_t a_base = 0) {
   with_windowed_tuning<Shape>(vt, [&](auto tuning) {
     using Tuning = decltype(tuning);
     const int tiles = (a_count + Tuning::nv - 1) / Tuning::nv;
@@ -306,7 +307,8 @@ void windowed_tiles(int vt, const T* a, int a_count, const T* b, int b_count, st
     unsigned* tile_counts = Complete ? reinterpret_cast<unsigned*>(bounds + tiles + 1) : nullptr;
     window_partition_kernel<B, Complete><<<(tiles + 1 + 127) / 128, 128, 0, stream>>>(a, a_count, b, b_count, Tuning::nv, tiles, bounds, comp);
     LP_CUDA_LAUNCH("window_partition_kernel");
-    windowed_search_kernel<Tuning, B, Complete><<<tiles, Tuning::nt, 0, stream>>>(a, a_count, b, b_count, bounds, out, out_b, tile_counts, comp);
+    windowed_search_kernel<Tuning, B, Complete><<<tiles, Tuning::nt, 0, stream>>>(a, a_count, b, b_count, bounds, out, out_b, tile_counts, comp,
+                                                                                 a_base);
     LP_CUDA_LAUNCH("windowed_search_kernel");
     if (Complete) {
       const int fill_blocks = static_cast<int>(b_count / 256 < 1024 ? b_count / 256 + 1 : 1024);
@@ -324,16 +326,18 @@ void windowed_tiles(int vt, const T* a, int a_count, const T* b, int b_count, st
 // more than switch_ratio keys per needle, one thread per needle searches the whole haystack: it
 // reads only the cache lines on the needles' search paths, where the windows would read all of B.
 // `vt` overrides the needles per thread (a kWindowedVts entry; 0: by the ratio, windowed_vt).
+// `a_base` is added to every index: B is a slice of a haystack starting there (several GPUs).
 template <class Shape, Bounds B, class T, class Comp = Less>
 void windowed_sorted_search(const T* a, int a_count, const T* b, int b_count, std::uint32_t* out, void* scratch,
-                            cudaStream_t stream, double switch_ratio = kBinarySwitchRatio<T>, Comp comp = {}, int vt = 0) {
+                            cudaStream_t stream, double switch_ratio = kBinarySwitchRatio<T>, Comp comp = {}, int vt = 0,
+                            std::uint32_t a_base = 0) {
   if (a_count == 0) return;
   if (searches_per_needle(a_count, b_count, switch_ratio)) {
-    binary_search<B>(a, a_count, b, b_count, out, stream, comp);
+    binary_search<B>(a, a_count, b, b_count, out, stream, comp, a_base);
     return;
   }
   detail::windowed_tiles<Shape, B, false>(vt != 0 ? vt : windowed_vt<Shape>(a_count, b_count), a, a_count, b, b_count, out, nullptr,
-                                          scratch, nullptr, stream, comp);
+                                          scratch, nullptr, stream, comp, a_base);
 }
 
 // The complete search on the windowed tiles: a_out[i] = lower bound of a[i] into B, b_out[j] =

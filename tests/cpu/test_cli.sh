@@ -114,8 +114,19 @@ import json,sys
 d=json.load(open('$T/g2/multireduce.json'))
 sys.exit(0 if d['records'] and all(r['params']['gpus']==2 for r in d['records']) and d['meta']['config']['set_axes']['gpus']==2 else 1)" \
   && ok || bad "--gpus 2: rc=$rc $(tail -2 "$T/err")"
-"$B" sortedsearch --gpus 2 --out "$T/g3" >/dev/null 2>"$T/err"; rc=$?
-[ $rc -eq 2 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && grep -q "has no 'gpus' axis" "$T/err" && [ ! -e "$T/g3" ] && ok || bad "--gpus on sortedsearch: rc=$rc $(cat "$T/err")"
+"$B" multiscan --gpus 2 --out "$T/g3" >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && grep -q "has no 'gpus' axis" "$T/err" && [ ! -e "$T/g3" ] && ok || bad "--gpus on multiscan: rc=$rc $(cat "$T/err")"
+# Sorted search over several GPUs: each GPU's share must fit 31-bit indices (2^32 keys need 3 GPUs).
+printf '%s' '{"study": "sortedsearch", "axes": {"a_size": "2^31", "b_size": "2^31", "gpus": 2}}' > "$T/ss_big.json"
+"$B" sortedsearch --config "$T/ss_big.json" --out "$T/g6" >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && grep -q "gpus \* (2^30 + 2^29)" "$T/err" && [ ! -e "$T/g6" ] && ok || bad "sortedsearch 2^32 keys on 2 GPUs: rc=$rc $(cat "$T/err")"
+"$B" sortedsearch --config "$SRC/configs/ci/sortedsearch.json" --gpus 2 --variants sharded_lower,cpu_sorted_search --out "$T/g7" >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 0 ] && python3 -c "
+import json,sys
+d=json.load(open('$T/g7/sortedsearch.json'))
+st={r['variant']:r['status'] for r in d['records'] if r['params']['gpus']==2}
+sys.exit(0 if st.get('cpu_sorted_search')=='ok' and 'sharded_lower' in st else 1)" \
+  && ok || bad "sortedsearch --gpus 2: rc=$rc $(tail -2 "$T/err")"
 printf '%s' '{"study": "multireduce", "axes": {"n": "2^31"}}' > "$T/big.json"
 "$B" multireduce --config "$T/big.json" --out "$T/g4" >/dev/null 2>"$T/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "need source 'host'" "$T/err" && ok || bad "n 2^31 on the device: rc=$rc $(cat "$T/err")"

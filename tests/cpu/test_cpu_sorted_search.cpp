@@ -7,6 +7,7 @@
 #include "check.hpp"
 #include "sorted_inputs.hpp"
 #include "cpu_reference/sortedsearch/cpu_sorted_search.hpp"
+#include "kernels/sortedsearch/gpu_cuts.hpp"
 
 using lp::sortedsearch::Bounds;
 using lp::sortedsearch::kMatchBit;
@@ -14,6 +15,37 @@ using u32 = std::uint32_t;
 
 template <class T>
 static bool occurs(const std::vector<T>& v, T x) { return std::binary_search(v.begin(), v.end(), x); }
+
+// The cuts of A and B among `parts` GPUs (issue 16): in order, the diagonals as even as possible,
+// and each part's bounds into its slice of B, plus the slice's start, equal to the bounds into B.
+template <Bounds B, class T>
+static void check_cuts(const std::vector<T>& a, const std::vector<T>& b, int parts, const char* what) {
+  const std::int64_t na = a.size(), nb = b.size(), n = na + nb;
+  const auto cuts = lp::sortedsearch::merge_path_cuts<B>(a.data(), na, b.data(), nb, parts);
+  CHECK_MSG(int(cuts.size()) == parts + 1 && cuts.front().a == 0 && cuts.front().b == 0 && cuts.back().a == na && cuts.back().b == nb,
+            what << " parts=" << parts << ": the ends");
+  for (int k = 0; k < parts; ++k) {
+    const auto &lo = cuts[std::size_t(k)], &hi = cuts[std::size_t(k) + 1];
+    const std::int64_t size = (hi.a + hi.b) - (lo.a + lo.b);
+    CHECK_MSG(lo.a <= hi.a && lo.b <= hi.b && (size == n / parts || size == n / parts + 1), what << " parts=" << parts << " k=" << k);
+    for (std::int64_t i = lo.a; i < hi.a; ++i) {
+      const T* s = b.data() + lo.b;
+      const std::int64_t local = B == Bounds::Lower ? std::lower_bound(s, b.data() + hi.b, a[i]) - s : std::upper_bound(s, b.data() + hi.b, a[i]) - s;
+      const std::int64_t global = B == Bounds::Lower ? std::lower_bound(b.begin(), b.end(), a[i]) - b.begin()
+                                                     : std::upper_bound(b.begin(), b.end(), a[i]) - b.begin();
+      CHECK_MSG(lo.b + local == global, what << (B == Bounds::Lower ? " lower" : " upper") << " parts=" << parts << " i=" << i);
+      if (lo.b + local != global) return;
+    }
+  }
+}
+
+template <class T>
+static void check_all_cuts(const std::vector<T>& a, const std::vector<T>& b, const char* what) {
+  for (int parts : {1, 2, 3, 4, 7, 8}) {
+    check_cuts<Bounds::Lower>(a, b, parts, what);
+    check_cuts<Bounds::Upper>(a, b, parts, what);
+  }
+}
 
 // Checks every reference on one (A, B) pair against the oracle.
 template <class T>
@@ -31,6 +63,7 @@ static void check_pair(const std::vector<T>& a, const std::vector<T>& b, const c
     CHECK_MSG(upper[i] == u && oracle_u[i] == u, what << " upper i=" << i);
     if (lower[i] != l || upper[i] != u) return;
   }
+  check_all_cuts(a, b, what);
   for (Bounds bounds : {Bounds::Lower, Bounds::Upper}) {
     std::vector<u32> ia(na), ib(nb);
     auto counts = bounds == Bounds::Lower

@@ -1,8 +1,10 @@
-// Issue 16: the sharded variants of multireduce and histogram on `gpus` GPUs (the argument, 1 or
-// more), through the studies' own points and validation: odd n not divisible by the GPU count, m
-// larger than n, a GPU whose shard is empty, every operator (NCCL's reductions where it has them,
-// the ordered fold everywhere), device-resident and streamed inputs with chunks that do not divide
-// the shards, in two orders. Exit 77 (CTest: skipped) without a GPU, or with fewer GPUs than asked.
+// Issue 16: the sharded variants of multireduce, histogram and sorted search on `gpus` GPUs (the
+// argument, 1 or more), through the studies' own points and validation: odd n not divisible by the
+// GPU count, m larger than n, a GPU whose shard is empty, every operator (NCCL's reductions where it
+// has them, the ordered fold everywhere), device-resident and streamed inputs with chunks that do
+// not divide the shards; sorted search's merge-path cuts and replicated haystack at extreme ratios,
+// runs of equal keys across the cuts, empty needles or haystack, every key type; in two orders.
+// Exit 77 (CTest: skipped) without a GPU, or with fewer GPUs than asked.
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -15,12 +17,14 @@
 #include "apps/harness/multigpu.hpp"
 #include "apps/histogram/histogram_study.hpp"
 #include "apps/multireduce/multireduce_study.hpp"
+#include "apps/sortedsearch/sortedsearch_study.hpp"
 #include "check.hpp"
 #include "check_variant.hpp"
 #include "gpu_test.hpp"
 
 namespace lp::multireduce_study { const char* const kDefaultConfig = "{}"; }
 namespace lp::histogram_study { const char* const kDefaultConfig = "{}"; }
+namespace lp::sortedsearch_study { const char* const kDefaultConfig = "{}"; }
 
 using harness::Params;
 using harness::Value;
@@ -28,7 +32,7 @@ using I = std::int64_t;
 
 namespace {
 
-const std::vector<std::string> kSharded = {"sharded_reduce", "sharded_allreduce", "sharded_ordered", "sharded_auto", "h2d_stream"};
+const std::vector<std::string> kShardedSearch = {"sharded_lower", "sharded_upper", "sharded_lower_replicated"};
 
 struct Case {
   Params p;
@@ -37,7 +41,7 @@ struct Case {
 
 std::string describe(const Params& p) {
   std::string s;
-  for (const char* k : {"n", "m", "bins", "distribution", "input", "sample", "op", "type", "source", "chunk", "gpus"})
+  for (const char* k : {"n", "m", "bins", "a_size", "b_size", "keys", "distribution", "input", "sample", "op", "type", "source", "chunk", "gpus"})
     if (auto it = p.find(k); it != p.end()) s += std::string(s.empty() ? "" : " ") + k + "=" + harness::to_string(it->second);
   return s;
 }
@@ -102,21 +106,50 @@ std::vector<Case> histogram_cases(const harness::Study& study, int gpus, bool qu
   return cases;
 }
 
+std::vector<Case> sortedsearch_cases(const harness::Study& study, int gpus, bool quick) {
+  std::vector<Case> cases;
+  auto add = [&](I na, I nb, const char* keys, const char* type) {
+    Params p = default_params(study);
+    p["a_size"] = na;
+    p["b_size"] = nb;
+    p["keys"] = std::string(keys);
+    p["type"] = std::string(type);
+    p["gpus"] = I(gpus);
+    cases.push_back({p, describe(p)});
+  };
+  add(1000003, 999983, "distinct", "int32");  // odd sizes
+  add(1, 1000, "distinct", "int32");          // fewer needles than GPUs: empty parts
+  add(1000, 0, "distinct", "int32");          // no haystack: every bound is 0
+  add(0, 1000, "distinct", "int32");          // no needles
+  add(300007, 300011, "dups", "int64");       // runs of equal keys across the cuts
+  add(8, 1 << 16, "dups", "int32");           // a few needles among long runs
+  add(1 << 12, (1 << 22) + 1, "distinct", "int32");  // |B| / |A| = 1024: one binary search per needle
+  add((1 << 20) + 1, 1 << 12, "distinct", "float");  // 1/256: the windowed search's low end
+  add(200003, 3000017, "dups", "double");
+  if (!quick) {
+    add((1 << 22) + 3, (1 << 22) + 5, "distinct", "int32");
+    add((1 << 21) + 1, (1 << 21) + 1, "dups", "int32");
+    add(1 << 16, (1 << 22) + 7, "dups", "int64");
+  }
+  return cases;
+}
+
 // The sharded variants through every case in two orders (check_variant.hpp), each passing
 // somewhere; then one run's per-phase metrics, read outside the timed region as the runner reads
 // them. False when a kernel failure lost the CUDA context.
-bool run_cases(const harness::Study& study, const std::vector<Case>& cases, int gpus) {
+bool run_cases(const harness::Study& study, const std::vector<Case>& cases, int gpus, const std::vector<std::string>& variants) {
   std::vector<TestCase> tests;
   for (std::size_t i = 0; i < cases.size(); ++i) tests.push_back({cases[i].p, 11 + i, study.name() + " " + cases[i].what});
-  if (!run_cases_in_two_orders(study, tests, kSharded)) return false;
+  if (!run_cases_in_two_orders(study, tests, variants)) return false;
+  const std::string& v = variants.front();
   auto point = study.make_point(cases.front().p, 11, true);
-  point->prepare("sharded_ordered");
-  point->run("sharded_ordered", nullptr);
+  point->prepare(v);
+  point->run(v, nullptr);
   CHECK(cudaDeviceSynchronize() == cudaSuccess);
-  const Params m = point->metrics("sharded_ordered");
-  CHECK_MSG(m.count("local_ms") && m.count("collective_ms") && m.count("interconnect"), "phase metrics missing");
-  CHECK_MSG(m.count("gpus") && harness::as_int(m, "gpus") == gpus, "metric gpus is not " << gpus);
-  point->release("sharded_ordered");
+  const Params m = point->metrics(v);
+  CHECK_MSG(m.count("local_ms") && m.count("collective_ms") && m.count("interconnect"), v << ": phase metrics missing");
+  CHECK_MSG(m.count("gpus") && harness::as_int(m, "gpus") == gpus, v << ": metric gpus is not " << gpus);
+  point->release(v);
   return true;
 }
 
@@ -142,6 +175,9 @@ int main(int argc, char** argv) {
     CHECK_MSG(false, e.what());
     return test_summary(test.c_str());
   }
-  if (run_cases(*mr, multireduce_cases(*mr, gpus, quick), gpus)) run_cases(*hist, histogram_cases(*hist, gpus, quick), gpus);
+  auto search = lp::sortedsearch_study::make_study();
+  const std::vector<std::string> buckets = {"sharded_ordered", "sharded_reduce", "sharded_allreduce", "sharded_auto", "h2d_stream"};
+  if (run_cases(*mr, multireduce_cases(*mr, gpus, quick), gpus, buckets) && run_cases(*hist, histogram_cases(*hist, gpus, quick), gpus, buckets))
+    run_cases(*search, sortedsearch_cases(*search, gpus, quick), gpus, kShardedSearch);
   return test_summary(test.c_str());
 }

@@ -1,0 +1,130 @@
+// Per-GPU phase events of the multi-GPU engines (issue 16): each run records, on every device,
+// when its local step began and ended, when its combine or gather ended, and its copy stream's
+// first and last copy. The events of the last kRing runs are kept and read outside the timed
+// region (the harness synchronises after each run), so the records get per-phase medians without
+// a synchronisation inside the interval they time.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/common/cuda_check.cuh"
+#include "multigpu.hpp"
+
+namespace harness {
+
+class PhaseClock {
+ public:
+  enum Mark { Begin, Local, End, CopyBegin, CopyEnd };
+
+  PhaseClock() = default;
+  ~PhaseClock() { destroy(); }
+  PhaseClock(const PhaseClock&) = delete;
+  PhaseClock& operator=(const PhaseClock&) = delete;
+
+  // Events on devices 0..gpus-1 (each made on its device).
+  void create(int gpus) {
+    marks_.resize(std::size_t(gpus));
+    for (int k = 0; k < gpus; ++k) {
+      DeviceScope on(k);
+      marks_[std::size_t(k)].resize(kRing);
+      for (Slot& s : marks_[std::size_t(k)])
+        for (cudaEvent_t& e : s) LP_CUDA(cudaEventCreate(&e));
+    }
+  }
+  // Never throws (destructors, a lost context): each event is destroyed on its device.
+  void destroy() noexcept {
+    int previous = 0;
+    cudaGetDevice(&previous);
+    for (std::size_t k = 0; k < marks_.size(); ++k) {
+      cudaSetDevice(int(k));
+      for (Slot& s : marks_[k])
+        for (cudaEvent_t& e : s)
+          if (e) cudaEventDestroy(e), e = nullptr;
+    }
+    marks_.clear();
+    cudaSetDevice(previous);
+  }
+
+  // Forget the runs so far (a new variant starts its statistics).
+  void reset() {
+    runs_ = harvested_ = 0;
+    local_ms_.clear();
+    collective_ms_.clear();
+    transfer_ms_.clear();
+  }
+  // Before a run is enqueued: frees the slot it will use (reads the oldest run's events when the
+  // ring is full: complete, since the harness synchronised after it).
+  void begin_run(bool transfer) {
+    if (runs_ - harvested_ >= kRing) harvest(transfer);
+  }
+  // Records `mark` of the run being enqueued on `stream` of device k (current).
+  void record(int k, Mark mark, cudaStream_t stream) {
+    LP_CUDA(cudaEventRecord(marks_[std::size_t(k)][std::size_t(runs_ % kRing)][mark], stream));
+  }
+  // The event of `mark` of the run being enqueued on device k (for a stream to wait on).
+  cudaEvent_t event(int k, Mark mark) const { return marks_[std::size_t(k)][std::size_t(runs_ % kRing)][mark]; }
+  void end_run() { ++runs_; }
+
+  // The runs' phases (medians): local (the slowest GPU's local step, streamed copies included),
+  // collective (the shortest of the GPUs' intervals from the end of their local step to the end
+  // of the combine: the GPU that finished last waited least for the others), and where `transfer`,
+  // transfer (the slowest GPU's copy stream, first copy to last). Synchronises every device.
+  struct Phases {
+    std::int64_t runs = 0;
+    double local_ms = 0, collective_ms = 0, transfer_ms = 0;
+  };
+  Phases phases(bool transfer) {
+    for (std::size_t k = 0; k < marks_.size(); ++k) {
+      DeviceScope on(int(k));
+      LP_CUDA(cudaDeviceSynchronize());
+    }
+    while (harvested_ < runs_) harvest(transfer);
+    Phases p;
+    p.runs = std::int64_t(local_ms_.size());
+    if (p.runs == 0) return p;
+    p.local_ms = median(local_ms_);
+    p.collective_ms = median(collective_ms_);
+    p.transfer_ms = median(transfer_ms_);
+    return p;
+  }
+
+ private:
+  static constexpr std::int64_t kRing = 64;  // runs whose events are kept before they are read
+  using Slot = std::array<cudaEvent_t, 5>;
+
+  static double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t h = v.size() / 2;
+    return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
+  }
+
+  void harvest(bool transfer) {
+    const std::size_t slot = std::size_t(harvested_ % kRing);
+    double local = 0, collective = -1, copies = 0;
+    for (std::size_t k = 0; k < marks_.size(); ++k) {
+      DeviceScope on(int(k));
+      const Slot& s = marks_[k][slot];
+      float l = 0, c = 0, t = 0;
+      LP_CUDA(cudaEventElapsedTime(&l, s[Begin], s[Local]));
+      LP_CUDA(cudaEventElapsedTime(&c, s[Local], s[End]));
+      if (transfer) LP_CUDA(cudaEventElapsedTime(&t, s[CopyBegin], s[CopyEnd]));
+      local = std::max(local, double(l));
+      collective = collective < 0 ? c : std::min(collective, double(c));
+      copies = std::max(copies, double(t));
+    }
+    local_ms_.push_back(local);
+    collective_ms_.push_back(collective);
+    transfer_ms_.push_back(copies);
+    ++harvested_;
+  }
+
+  std::vector<std::vector<Slot>> marks_;  // [device][ring slot]
+  std::int64_t runs_ = 0, harvested_ = 0;
+  std::vector<double> local_ms_, collective_ms_, transfer_ms_;
+};
+
+}  // namespace harness

@@ -41,6 +41,7 @@ JOBS = [
     ("decimal (H100, its host's CPU query and DuckDB)", "plot_decimal.py",
      "h100/decimal/decimal.json+h100-host/decimal/decimal.json+h100-host/decimal/duckdb.json", "h100/decimal/figures"),
     ("several GPUs (two H200s)", "plot_scaling.py", "h200x2/issue16", "h200x2/issue16/figures"),
+    ("several GPUs (four H100s)", "plot_gpus.py", "h100x4/scaleout", "h100x4/scaleout/figures"),
 ]
 
 # Studies whose results may not be committed yet (a study lands before its first GPU run): their
@@ -95,6 +96,11 @@ REFERENCE = {
     "scaling_n": "beyond the documents: the scaling efficiency of two GPUs against n, with the model (issue 16)",
     "streaming": "beyond the documents: 32 GiB streamed from host memory against the host-to-device probe (issue 16)",
     "scaling_targets": "beyond the documents: issue 16's targets as measured ratios, and the model's error",
+    "gpus_m": "beyond the documents: multireduce and histogram on 2 and 4 GPUs against one over m, with the model (issue 17)",
+    "gpus_efficiency": "beyond the documents: scaling efficiency against the GPU count, with the model (issues 16, 17)",
+    "sortedsearch_gpus": "beyond ModernGPU: sorted search over several GPUs, merge-path cuts and the gather (issue 16)",
+    "streaming_gpus": "beyond the documents: 32 GiB streamed from host memory to 1, 2 and 4 GPUs against the probe (issue 17)",
+    "gpus_targets": "beyond the documents: issues 16 and 17's targets on four GPUs as measured ratios, and the model's error",
 }
 
 

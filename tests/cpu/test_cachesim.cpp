@@ -8,6 +8,7 @@
 #include "cpu_reference/cachesim/timing.hpp"
 #include "apps/harness/datagen.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -163,6 +164,41 @@ void prefetchers_and_tlb() {
   CHECK(sim.stats().tlbs[0].misses == 1000);  // 16 entries, 100 pages cycled: LRU always misses
 }
 
+// Wide LRU sets (issue 18: a 38-way L3, a 96-way fully associative TLB), hit for hit against a
+// move-to-front list per set, on a random stream with locality (a small hot range and a wide one).
+void wide_lru_exact() {
+  struct Oracle {
+    std::uint64_t sets, ways, hits = 0, misses = 0;
+    std::vector<std::vector<std::uint64_t>> lists;
+    Oracle(std::uint64_t s, std::uint64_t w) : sets(s), ways(w), lists(s) {}
+    void touch(std::uint64_t key) {
+      auto& l = lists[key % sets];
+      auto it = std::find(l.begin(), l.end(), key);
+      if (it != l.end()) ++hits, l.erase(it);
+      else if (++misses, l.size() == ways) l.pop_back();
+      l.insert(l.begin(), key);
+    }
+  };
+  for (std::uint64_t sets : {1u, 4u, 64u}) {
+    Oracle cache(sets, 38), tlb(1, 96);
+    Hierarchy h = one(level(sets * 38 * 64, 38));
+    h.tlbs = {Tlb{"T1", 96, 96, 4096, 1.0}};
+    Simulator sim(h);
+    harness::Rng rng(sets);
+    for (int i = 0; i < 300000; ++i) {
+      const std::uint64_t span = rng.below(4) == 0 ? sets * 38 * 3 : sets * 30;  // lines
+      const std::uint64_t addr = rng.below(span) * 64 + rng.below(64);
+      sim.access(addr, rng.below(3) == 0);
+      cache.touch(addr / 64);
+      tlb.touch(addr / 4096);
+    }
+    CHECK_MSG(sim.stats().levels[0].hits == cache.hits && sim.stats().levels[0].misses == cache.misses,
+              "38-way, " << sets << " sets: " << sim.stats().levels[0].misses << " misses, the list " << cache.misses);
+    CHECK_MSG(sim.stats().tlbs[0].hits == tlb.hits && sim.stats().tlbs[0].misses == tlb.misses,
+              "96-entry TLB: " << sim.stats().tlbs[0].misses << " misses, the list " << tlb.misses);
+  }
+}
+
 std::string parse_error(const std::string& text) {
   try {
     parse_hierarchy(nlohmann::json::parse(text));
@@ -301,6 +337,7 @@ int main() {
   writebacks();
   inclusive();
   prefetchers_and_tlb();
+  wide_lru_exact();
   config_errors();
   streams();
   calibration_recovers_prices();

@@ -37,8 +37,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lpresults  # noqa: E402
-from plot_scaling import (VARIANT, Model, crossover, crossover_cells, draw_streaming, fit, fmt_m, key, load_runs, m_sweeps, med,  # noqa: E402
-                          model_errors, newest, pairs)
+from plot_scaling import (VARIANT, Model, crossover, crossover_cells, draw_streaming, fit, fmt_m, interpolate, key, m_sweeps, med,  # noqa: E402
+                          model_errors, newest, open_runs, pairs)
 
 GPUS = (2, 4)
 STYLE = {2: ("tab:blue", "o"), 4: ("tab:red", "s")}
@@ -66,15 +66,7 @@ class SearchModel:
     def local(self, n, like):
         """One-GPU time at n keys of the ratio of `like` (a=b points, or the one point of its ratio)."""
         ratio = like["params"]["b_size"] / max(1, like["params"]["a_size"])
-        pts = sorted((keys(r), med(r)) for r in self.one if abs(r["params"]["b_size"] / max(1, r["params"]["a_size"]) - ratio) < 1e-9)
-        if not pts:
-            return None
-        if len(pts) == 1:
-            return pts[0][1] * n / pts[0][0]
-        for (n0, t0), (n1, t1) in zip(pts, pts[1:]):
-            if n <= n1 or (n1, t1) == pts[-1]:
-                return t0 + (t1 - t0) * (n - n0) / (n1 - n0)
-        return None
+        return interpolate(sorted((keys(r), med(r)) for r in self.one if abs(r["params"]["b_size"] / max(1, r["params"]["a_size"]) - ratio) < 1e-9), n)
 
     def predict(self, r1):
         loc = self.local(keys(r1) / self.gpus, r1)
@@ -145,14 +137,10 @@ def draw_efficiency(ax, rows, title):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__.split("\n\n")[1])
-    src, out = sys.argv[1], sys.argv[2]
-    docs = load_runs(src, out, ["mr_m", "mr_m30", "mr_st", "hist", "hist_st", "ss"])
-    if not docs:
+    opened = open_runs(__doc__.split("\n\n")[1], ["mr_m", "mr_m30", "mr_st", "hist", "hist_st", "ss"])
+    if not opened:
         return
-    runs = ", ".join(f"{k} {docs[k][0]['meta']['git_commit'][:7]}" for k in docs)
-    gpu = lpresults.gpu_label(next(iter(docs.values()))[0])
+    out, docs, runs, gpu = opened
     mr = newest([docs[k] for k in ("mr_m", "mr_m30") if k in docs])
     hist = newest([docs[k] for k in ("hist",) if k in docs])
     ss = docs["ss"][1] if "ss" in docs else []

@@ -87,6 +87,19 @@ def load_runs(src, out, names):
     return docs
 
 
+def open_runs(usage, names):
+    """(out folder, runs, "name commit, ..." of the runs, GPU name) of a `RESULTS_DIR OUT_DIR`
+    command line (exit with `usage` on wrong arguments), or None where none of the runs is there."""
+    if len(sys.argv) != 3:
+        sys.exit(usage)
+    src, out = sys.argv[1], sys.argv[2]
+    docs = load_runs(src, out, names)
+    if not docs:
+        return None
+    runs = ", ".join(f"{k} {docs[k][0]['meta']['git_commit'][:7]}" for k in docs)
+    return out, docs, runs, lpresults.gpu_label(next(iter(docs.values()))[0])
+
+
 def draw_streaming(path, gpu, streamed, gpus, variants):
     """One bar panel per streamed run: GB/s copied host to device (the copy stream's bytes over the
     run's median time) of each variant and the probe, per GPU count."""
@@ -114,6 +127,19 @@ def draw_streaming(path, gpu, streamed, gpus, variants):
     lpresults.write_figure(fig, path, dpi=110)
 
 
+def interpolate(pts, n):
+    """The time at size n from sorted (size, time) points: linear between neighbours, extended
+    past the ends; proportional to n from a single point; None from none."""
+    if not pts:
+        return None
+    if len(pts) == 1:
+        return pts[0][1] * n / pts[0][0]
+    for (n0, t0), (n1, t1) in zip(pts, pts[1:]):
+        if n <= n1 or (n1, t1) == pts[-1]:
+            return t0 + (t1 - t0) * (n - n0) / (n1 - n0)
+    return None
+
+
 class Model:
     """T(N) = T_local(n/N) + T_collective(m, N) from one study's records (several files)."""
 
@@ -131,15 +157,7 @@ class Model:
     def local(self, n, like):
         """One-GPU time at n inputs for the point `like` (its other params), linear in n."""
         k = key(like, drop=("gpus", "n"))
-        pts = sorted((r["params"]["n"], med(r)) for r in self.one if key(r, drop=("gpus", "n")) == k)
-        if not pts:
-            return None
-        if len(pts) == 1:
-            return pts[0][1] * n / pts[0][0]
-        for (n0, t0), (n1, t1) in zip(pts, pts[1:]):
-            if n <= n1 or (n1, t1) == pts[-1]:
-                return t0 + (t1 - t0) * (n - n0) / (n1 - n0)
-        return None
+        return interpolate(sorted((r["params"]["n"], med(r)) for r in self.one if key(r, drop=("gpus", "n")) == k), n)
 
     def predict(self, r1):
         """Model time on `gpus` GPUs of the point of the one-GPU record r1."""
@@ -282,20 +300,16 @@ def draw_n(ax, recs, model, title, ms, extra=None):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__.split("\n\n")[1])
-    src, out = sys.argv[1], sys.argv[2]
-    docs = load_runs(src, out, ["mr_m", "mr_m30", "mr_n", "mr_st", "hist", "hist_st"])
-    if not docs:
+    opened = open_runs(__doc__.split("\n\n")[1], ["mr_m", "mr_m30", "mr_n", "mr_st", "hist", "hist_st"])
+    if not opened:
         return
+    out, docs, runs, gpu = opened
     # Each figure line comes from one run (one flush regime); the model and the targets take every
     # run, the later one where two measured the same point.
     mr = newest([docs[k] for k in ("mr_m", "mr_m30", "mr_n") if k in docs])
     mr_msweep = newest([docs[k] for k in ("mr_m", "mr_m30") if k in docs])
     mr_nsweep = newest([docs[k] for k in ("mr_n",) if k in docs])
     hist = newest([docs[k] for k in ("hist",) if k in docs])
-    runs = ", ".join(f"{k} {docs[k][0]['meta']['git_commit'][:7]}" for k in docs)
-    gpu = lpresults.gpu_label(next(iter(docs.values()))[0])
     link = next((r["metrics"].get("interconnect") for r in mr + hist if r["params"]["gpus"] == 2 and "metrics" in r), "")
     mr_model, hist_model = Model(mr), Model(hist)
     lines = []

@@ -37,8 +37,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lpresults  # noqa: E402
-from plot_scaling import (VARIANT, Model, crossover, crossover_cells, draw_streaming, fit, fmt_m, interpolate, key, m_sweeps, med,  # noqa: E402
-                          model_errors, newest, open_runs, pairs)
+from plot_scaling import (VARIANT, Model, crossover_cells, draw_streaming, fit, interpolate, key, label_axes,  # noqa: E402
+                          m_sweeps, mark_crossovers, med, model_errors, newest, open_runs, pairs)
 
 GPUS = (2, 4)
 STYLE = {2: ("tab:blue", "o"), 4: ("tab:red", "s")}
@@ -79,28 +79,17 @@ def device_only(r):
 
 def draw_speedup_m(ax, sweeps_by_gpus, title, xlabel):
     for g, sweeps in sorted(sweeps_by_gpus.items()):
-        for i, (n, rows) in enumerate(sorted(sweeps.items())):
+        for n, rows in sorted(sweeps.items()):
             c, mk = STYLE[g]
-            ls = "-"
             ms = [r[0] for r in rows]
             lab = f"{g} GPUs" + (f", n = {lpresults.pow2(n)}" if len(sweeps) > 1 else "")
-            ax.plot(ms, [r[1] for r in rows], mk + ls, color=c, ms=4, label=f"{lab}: measured")
+            ax.plot(ms, [r[1] for r in rows], mk + "-", color=c, ms=4, label=f"{lab}: measured")
             ax.plot(ms, [r[3] for r in rows], ":", color=c, lw=1.5, label=f"{lab}: model")
-            xm, xp = crossover(ms, [r[1] for r in rows]), crossover(ms, [r[3] for r in rows])
-            if xm and xm > ms[0]:
-                ax.plot([xm], [1.0], "D", color=c, ms=7, label=f"{lab}: crossover measured ({fmt_m(xm)})")
-            if xp and xp > ms[0]:
-                ax.plot([xp], [1.0], "v", color=c, ms=9, mfc="none", label=f"{lab}: crossover model ({fmt_m(xp)})")
+            mark_crossovers(ax, rows, c, lab, measured_size=7)
     ax.axhline(1.0, color="grey", lw=0.8)
     for g in GPUS:
         ax.axhline(0.85 * g, color=STYLE[g][0], lw=0.7, ls="-.", alpha=0.6)
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("speedup over the same variant on 1 GPU")
-    ax.set_title(title, fontsize=10)
-    ax.set_ylim(0, 4.3)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=6.5, loc="lower left")
+    label_axes(ax, title, xlabel, "speedup over the same variant on 1 GPU", (0, 4.3), "lower left", title_size=10)
 
 
 def efficiency_rows(recs, models, want, variant=VARIANT):
@@ -128,12 +117,7 @@ def draw_efficiency(ax, rows, title):
             ax.plot([p[0] for p in mp], [p[1] for p in mp], ":", color=c, label=f"{label}: model")
     ax.axhline(0.85, color="tab:red", lw=0.8, ls="-.", label="target 85% (m <= 2^16)")
     ax.set_xticks([1, 2, 4])
-    ax.set_xlabel("GPUs (N)")
-    ax.set_ylabel("scaling efficiency (speedup / N)")
-    ax.set_ylim(0, 1.1)
-    ax.set_title(title, fontsize=10)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=6, loc="lower left")
+    label_axes(ax, title, "GPUs (N)", "scaling efficiency (speedup / N)", (0, 1.1), "lower left", legend_size=6, title_size=10, log2x=False)
 
 
 def main():
@@ -204,13 +188,8 @@ def main():
                     ax.plot(xs, [med(a) / p if (p := ss_models[g].predict(a)) else float("nan") for a, b in ps], ":", color=c,
                             label=f"{g} GPUs, gathered: model")
         ax.axhline(1, color="grey", lw=0.8)
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("|A| + |B| (|A| = |B|, int32 keys)")
-        ax.set_ylabel("speedup over the same variant on 1 GPU")
-        ax.set_ylim(0, 4.3)
-        ax.set_title("lower bound of every needle, |B| / |A| = 1: speedup against size", fontsize=10)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=6.5, loc="upper left")
+        label_axes(ax, "lower bound of every needle, |B| / |A| = 1: speedup against size", "|A| + |B| (|A| = |B|, int32 keys)",
+                   "speedup over the same variant on 1 GPU", (0, 4.3), "upper left", title_size=10)
         ax = axes[1]
         cases = [("1:1", 2 ** 29, 2 ** 29), ("|B|/|A| = 16", 2 ** 26, 2 ** 30), ("|B|/|A| = 1/16", 2 ** 30, 2 ** 26)]
         labels, local, coll = [], [], []

@@ -100,6 +100,19 @@ def open_runs(usage, names):
     return out, docs, runs, lpresults.gpu_label(next(iter(docs.values()))[0])
 
 
+def label_axes(ax, title, xlabel, ylabel, ylim, legend_loc, legend_size=6.5, title_size=None, log2x=True):
+    """The scaling figures' axes: log2 x (unless the caller set its own ticks), labels, limits, a
+    light grid and the legend."""
+    if log2x:
+        ax.set_xscale("log", base=2)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(*ylim)
+    ax.set_title(title, **({"fontsize": title_size} if title_size else {}))
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=legend_size, loc=legend_loc)
+
+
 def draw_streaming(path, gpu, streamed, gpus, variants):
     """One bar panel per streamed run: GB/s copied host to device (the copy stream's bytes over the
     run's median time) of each variant and the probe, per GPU count."""
@@ -252,6 +265,16 @@ def m_sweeps(study, recs, model, ns, gpus=2):
     return out
 
 
+def mark_crossovers(ax, rows, colour, label, measured_size=8):
+    """Where an m sweep's rows (m_sweeps) fall to speedup 1, measured and by the model, if inside it."""
+    ms = [r[0] for r in rows]
+    xm, xp = crossover(ms, [r[1] for r in rows]), crossover(ms, [r[3] for r in rows])
+    if xm and xm > ms[0]:
+        ax.plot([xm], [1.0], "D", color=colour, markersize=measured_size, label=f"{label}: crossover measured ({fmt_m(xm)})")
+    if xp and xp > ms[0]:
+        ax.plot([xp], [1.0], "v", color=colour, markersize=9, mfc="none", label=f"{label}: crossover model ({fmt_m(xp)})")
+
+
 def draw_m(ax, sweeps, title, xlabel):
     for i, (n, rows) in enumerate(sorted(sweeps.items())):
         c = COLOURS[i % len(COLOURS)]
@@ -259,21 +282,11 @@ def draw_m(ax, sweeps, title, xlabel):
         ax.plot(ms, [r[1] for r in rows], "o-", color=c, label=f"n = {lpresults.pow2(n)}: measured")
         ax.plot(ms, [r[2] for r in rows], "x", color=c, alpha=0.6, label=f"n = {lpresults.pow2(n)}: over one-GPU auto")
         ax.plot(ms, [r[3] for r in rows], ":", color=c, label=f"n = {lpresults.pow2(n)}: model")
-        xm, xp = crossover(ms, [r[1] for r in rows]), crossover(ms, [r[3] for r in rows])
-        if xm and xm > ms[0]:
-            ax.plot([xm], [1.0], "D", color=c, markersize=8, label=f"n = {lpresults.pow2(n)}: crossover measured ({fmt_m(xm)})")
-        if xp and xp > ms[0]:
-            ax.plot([xp], [1.0], "v", color=c, markersize=9, mfc="none", label=f"n = {lpresults.pow2(n)}: crossover model ({fmt_m(xp)})")
+        mark_crossovers(ax, rows, c, f"n = {lpresults.pow2(n)}")
     ax.axhline(1.0, color="grey", lw=0.8)
     ax.axhline(2.0, color="grey", lw=0.8, ls="--")
     ax.axhline(1.85, color="tab:red", lw=0.8, ls="-.", label="target 1.85x (n = 2^30, m <= 2^16)")
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("speedup of 2 GPUs over 1")
-    ax.set_title(title)
-    ax.set_ylim(0.5, 2.1)
-    ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=6.5, loc="lower left", ncol=1)
+    label_axes(ax, title, xlabel, "speedup of 2 GPUs over 1", (0.5, 2.1), "lower left")
 
 
 def draw_n(ax, recs, model, title, ms, extra=None):
@@ -290,13 +303,7 @@ def draw_n(ax, recs, model, title, ms, extra=None):
         ax.plot(ns, [med(a) / model.predict(a) / 2 for a, b in ps], ":", color=c, label=f"m = {lpresults.pow2(m)}: model")
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
     ax.axhline(0.5, color="grey", lw=0.8)
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("n (inputs)")
-    ax.set_ylabel("scaling efficiency (speedup / 2)")
-    ax.set_ylim(0.2, 1.05)
-    ax.set_title(title)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7, loc="lower right")
+    label_axes(ax, title, "n (inputs)", "scaling efficiency (speedup / 2)", (0.2, 1.05), "lower right", legend_size=7)
 
 
 def main():

@@ -202,6 +202,16 @@ Ceilings measure_ceilings(std::int64_t l2_bytes, std::int64_t free_bytes_hint) {
   return c;
 }
 
+namespace {
+// A buffer that evicts an L2 of l2_bytes when written: twice its size, at least 64 MiB, in int4s.
+std::int64_t flush_bytes_for(std::int64_t l2_bytes) { return std::max<std::int64_t>(2 * l2_bytes, 64ll << 20) / 16 * 16; }
+void launch_flush(void* buf, std::int64_t bytes, int salt, cudaStream_t stream) {
+  const std::int64_t n = bytes / 16;
+  flush_kernel<<<grid_for(n, 512), 512, 0, stream>>>(static_cast<int4*>(buf), n, salt);
+  LP_CUDA_LAUNCH("flush_kernel");
+}
+}  // namespace
+
 GpuTimer::GpuTimer(std::int64_t l2_bytes) {
   cudaStream_t s;
   cudaEvent_t e0, e1;
@@ -211,7 +221,7 @@ GpuTimer::GpuTimer(std::int64_t l2_bytes) {
   stream_ = s;
   start_ = e0;
   stop_ = e1;
-  flush_bytes_ = std::max<std::int64_t>(2 * l2_bytes, 64ll << 20) / 16 * 16;
+  flush_bytes_ = flush_bytes_for(l2_bytes);
   LP_CUDA(cudaMalloc(&flush_buf_, flush_bytes_));
 }
 
@@ -253,9 +263,7 @@ GpuTimer::~GpuTimer() {
 
 void GpuTimer::flush_l2() {
   static int salt = 0;
-  std::int64_t n = flush_bytes_ / 16;
-  flush_kernel<<<grid_for(n, 512), 512, 0, static_cast<cudaStream_t>(stream_)>>>(static_cast<int4*>(flush_buf_), n, ++salt);
-  LP_CUDA_LAUNCH("flush_kernel");
+  launch_flush(flush_buf_, flush_bytes_, ++salt, static_cast<cudaStream_t>(stream_));
   std::set<int> devices;
   {
     std::lock_guard<std::mutex> lock(flush_mu);
@@ -275,14 +283,12 @@ void GpuTimer::flush_l2() {
       others_.push_back(o);
       int l2 = 0;
       LP_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, d));
-      o->bytes = std::max<std::int64_t>(2 * std::int64_t(l2), 64ll << 20) / 16 * 16;
+      o->bytes = flush_bytes_for(l2);
       LP_CUDA(cudaMalloc(&o->buf, o->bytes));
       LP_CUDA(cudaStreamCreateWithFlags(&o->stream, cudaStreamNonBlocking));
       LP_CUDA(cudaEventCreateWithFlags(&o->done, cudaEventDisableTiming));
     }
-    const std::int64_t words = o->bytes / 16;
-    flush_kernel<<<grid_for(words, 512), 512, 0, o->stream>>>(static_cast<int4*>(o->buf), words, salt);
-    LP_CUDA_LAUNCH("flush_kernel");
+    launch_flush(o->buf, o->bytes, salt, o->stream);
     LP_CUDA(cudaEventRecord(o->done, o->stream));
     LP_CUDA(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream_), o->done, 0));
   }

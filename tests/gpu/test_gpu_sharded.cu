@@ -46,6 +46,15 @@ std::string describe(const Params& p) {
   return s;
 }
 
+// The study's default point on `gpus` GPUs with the params `set`.
+Params point(const harness::Study& study, int gpus, std::initializer_list<std::pair<const char*, Value>> set) {
+  Params p = default_params(study);
+  for (const auto& [k, v] : set) p[k] = v;
+  p["gpus"] = I(gpus);
+  return p;
+}
+using S = std::string;
+
 // Every case with source device and with source host (small chunks: many of them, the last short).
 void add_both_sources(std::vector<Case>& cases, Params p, I chunk) {
   p["source"] = std::string("device");
@@ -58,14 +67,7 @@ void add_both_sources(std::vector<Case>& cases, Params p, I chunk) {
 std::vector<Case> multireduce_cases(const harness::Study& study, int gpus, bool quick) {
   std::vector<Case> cases;
   auto at = [&](I n, I m, const char* dist, const char* op, const char* type) {
-    Params p = default_params(study);
-    p["n"] = n;
-    p["m"] = m;
-    p["distribution"] = std::string(dist);
-    p["op"] = std::string(op);
-    p["type"] = std::string(type);
-    p["gpus"] = I(gpus);
-    return p;
+    return point(study, gpus, {{"n", n}, {"m", m}, {"distribution", S(dist)}, {"op", S(op)}, {"type", S(type)}});
   };
   add_both_sources(cases, at(1000003, 256, "uniform", "add", "int32"), 65536);  // odd n
   add_both_sources(cases, at(1000, 4096, "zipf", "add", "int64"), 1024);        // m > n
@@ -89,13 +91,7 @@ std::vector<Case> multireduce_cases(const harness::Study& study, int gpus, bool 
 std::vector<Case> histogram_cases(const harness::Study& study, int gpus, bool quick) {
   std::vector<Case> cases;
   auto at = [&](I n, I bins, const char* sample, const char* input) {
-    Params p = default_params(study);
-    p["n"] = n;
-    p["bins"] = bins;
-    p["sample"] = std::string(sample);
-    p["input"] = std::string(input);
-    p["gpus"] = I(gpus);
-    return p;
+    return point(study, gpus, {{"n", n}, {"bins", bins}, {"sample", S(sample)}, {"input", S(input)}});
   };
   add_both_sources(cases, at(1000003, 256, "u8", "uniform"), 65536);
   add_both_sources(cases, at(1, 256, "u8", "uniform"), 1024);
@@ -109,12 +105,7 @@ std::vector<Case> histogram_cases(const harness::Study& study, int gpus, bool qu
 std::vector<Case> sortedsearch_cases(const harness::Study& study, int gpus, bool quick) {
   std::vector<Case> cases;
   auto add = [&](I na, I nb, const char* keys, const char* type) {
-    Params p = default_params(study);
-    p["a_size"] = na;
-    p["b_size"] = nb;
-    p["keys"] = std::string(keys);
-    p["type"] = std::string(type);
-    p["gpus"] = I(gpus);
+    const Params p = point(study, gpus, {{"a_size", na}, {"b_size", nb}, {"keys", S(keys)}, {"type", S(type)}});
     cases.push_back({p, describe(p)});
   };
   add(1000003, 999983, "distinct", "int32");  // odd sizes

@@ -49,7 +49,7 @@ cs::Hierarchy load_hierarchy(const std::string& spec) {
     j = host_hierarchy_json();
   } else {
     std::ifstream f(spec);
-    if (!f) throw cs::ConfigError("'" + spec + "' is neither a preset (core2-t7300, opteron-6274, dev-vm), \"host\" nor a readable JSON file");
+    if (!f) throw cs::ConfigError("'" + spec + "' is neither a preset (core2-t7300, opteron-6274, dev-vm, gpu-host), \"host\" nor a readable JSON file");
     try {
       j = nlohmann::json::parse(f);
     } catch (const std::exception& e) {
@@ -95,41 +95,39 @@ std::uint64_t pow2_floor(std::uint64_t x) {
   return p;
 }
 
-// ---- calibration -------------------------------------------------------------------------------
+// ---- calibration ----------------------------------------------------------------------------
 
 struct Calibration {
-  cs::Prices prices;
-  std::vector<std::uint64_t> working_set_bytes;  // per probed level
-  std::string pages_note;                        // what the 2 MiB-page probes actually got
-  cs::ProbeSet probes;                           // what they measured, for the record
+  cs::Calibrated cal;                // the prices and how well they fit the probes
+  cs::ProbeSet probes;               // what the probes measured, for the record
+  std::string pages_note;            // what the 2 MiB-page probes actually got
 };
 
-// Probe k's working set: inside level k and as far beyond level k-1 as the geometric middle
-// allows (so level k serves most of it); memory: 4x the last level, at least 256 MiB.
+// The probes' working sets (issue 18: a curve, not one point per level): every octave from a
+// quarter of the L1 to 4x the last level (at least 256 MiB) on 2 MiB pages, and from 4 MiB up on
+// 4 KiB pages as well (where the TLBs stop reaching and walks begin).
 std::vector<std::uint64_t> probe_sets(const cs::Hierarchy& h) {
   std::vector<std::uint64_t> w;
-  for (std::size_t k = 0; k < h.levels.size(); ++k) {
-    const double hi = double(h.levels[k].size_bytes), lo = k ? double(h.levels[k - 1].size_bytes) : hi / 4;
-    w.push_back(pow2_floor(std::uint64_t(std::sqrt(lo * hi))));
-  }
-  w.push_back(std::max<std::uint64_t>(pow2_floor(h.levels.back().size_bytes) * 4, std::uint64_t(256) << 20));
+  const std::uint64_t top = std::max<std::uint64_t>(pow2_floor(h.levels.back().size_bytes) * 4, std::uint64_t(256) << 20);
+  for (std::uint64_t b = std::max<std::uint64_t>(pow2_floor(h.levels.front().size_bytes) / 4, 4096); b <= top; b *= 2) w.push_back(b);
   return w;
 }
+constexpr std::uint64_t kSmallPageProbesFrom = std::uint64_t(4) << 20;
 
 struct ProbeResult {
-  cs::Counts chase, gather;
-  double chase_ns = 0, gather_ns = 0;
+  cs::Probe chase, gather;
   std::string pages_note;
 };
 
-// One working set: the measured chase and gather on `pages`, and the simulator's counts for the
-// same streams (the same cycle and the same labels) on the hierarchy with matching TLB pages.
+// One working set: the measured chase and gather on `pages` (medians of five after a warm-up), and
+// the simulator's counts for the same streams (the same cycle and the same labels) on the
+// hierarchy with matching TLB pages.
 ProbeResult probe(const cs::Hierarchy& h, std::uint64_t bytes, cpu::PageKind pages, std::uint64_t seed) {
   ProbeResult r;
   const std::uint32_t words = std::uint32_t(bytes / 4);
-  const bool memory = bytes > h.levels.back().size_bytes;
-  const std::int64_t steps = memory ? (std::int64_t(1) << 20) : (std::int64_t(1) << 22);
-  const std::int64_t inputs = std::int64_t(1) << 22;
+  const bool beyond_l2 = h.levels.size() > 1 && bytes > h.levels[1].size_bytes;
+  const std::int64_t steps = beyond_l2 ? (std::int64_t(1) << 20) : (std::int64_t(1) << 22);
+  const std::int64_t inputs = std::int64_t(1) << 22, sim_inputs = std::int64_t(1) << 20;
   cpu::Region next(bytes, pages), table(bytes, pages), labels(std::size_t(inputs) * 4, pages), result(std::size_t(inputs) * 4, pages);
   if (next.got() != next.asked()) r.pages_note = next.note().empty() ? "huge pages refused" : next.note();
   // One cycle through all `words` slots (a power of two) in scattered order, built in one
@@ -143,15 +141,14 @@ ProbeResult probe(const cs::Hierarchy& h, std::uint64_t bytes, cpu::PageKind pag
   std::memcpy(labels.data(), lab.data(), lab.size() * 4);
   T* tab = table.as<T>();
   for (std::uint32_t i = 0; i < words; ++i) tab[i] = T(i);
-  // Measured: a warm-up pass, then the median of three.
   volatile std::uint32_t sink = 0;
   sink = cpu::pointer_chase(next.as<std::uint32_t>(), std::min<std::int64_t>(words, steps), 0u);
-  r.chase_ns = median_ns_per(steps, 3, [&] { sink = cpu::pointer_chase(next.as<std::uint32_t>(), steps, 0u); });
+  r.chase.ns = median_ns_per(steps, 5, [&] { sink = cpu::pointer_chase(next.as<std::uint32_t>(), steps, 0u); });
   cpu::gather_sequential<T>(labels.as<std::uint32_t>(), tab, inputs, result.as<T>());
-  r.gather_ns = median_ns_per(inputs, 3, [&] { cpu::gather_sequential<T>(labels.as<std::uint32_t>(), tab, inputs, result.as<T>()); });
+  r.gather.ns = median_ns_per(inputs, 5, [&] { cpu::gather_sequential<T>(labels.as<std::uint32_t>(), tab, inputs, result.as<T>()); });
   (void)sink;
-  // Simulated: warm the caches the same way, then count one pass.
   const cs::Hierarchy hp = with_pages(h, pages == cpu::PageKind::Small4k ? 4096 : cpu::kHugePage);
+  const double ws = double(bytes);
   {
     cs::Simulator sim(hp);
     auto acc = [&](std::uint64_t a, bool w) { sim.access(a, w); };
@@ -159,41 +156,53 @@ ProbeResult probe(const cs::Hierarchy& h, std::uint64_t bytes, cpu::PageKind pag
     std::uint32_t p = cs::chase_stream(next.as<std::uint32_t>(), std::min<std::int64_t>(words, std::int64_t(1) << 22), 0u, acc);
     const cs::Stats before = sim.stats();
     cs::chase_stream(next.as<std::uint32_t>(), sim_steps, p, acc);
-    r.chase = cs::counts_between(before, sim.stats(), double(sim_steps));
+    r.chase.counts = cs::counts_between(before, sim.stats(), double(sim_steps), ws, 1);
   }
   {
     cs::Simulator sim(hp);
     auto acc = [&](std::uint64_t a, bool w) { sim.access(a, w); };
-    cs::gather_stream(labels.as<std::uint32_t>(), inputs, acc);
+    cs::gather_stream(labels.as<std::uint32_t>(), sim_inputs, acc);
     const cs::Stats before = sim.stats();
-    cs::gather_stream(labels.as<std::uint32_t>(), inputs, acc);
-    r.gather = cs::counts_between(before, sim.stats(), double(inputs));
+    cs::gather_stream(labels.as<std::uint32_t>() + sim_inputs, sim_inputs, acc);
+    r.gather.counts = cs::counts_between(before, sim.stats(), double(sim_inputs), ws, 2);
   }
+  r.chase.small_pages = r.gather.small_pages = pages == cpu::PageKind::Small4k;
   return r;
+}
+
+// One core's read bandwidth with 1..kMaxStreams columns read side by side (the floor's).
+constexpr int kMaxStreams = 4;
+std::vector<double> read_bandwidth() {
+  const std::int64_t words = std::int64_t(16) << 20;  // 64 MiB a column
+  std::vector<cpu::Region> cols;
+  std::vector<const T*> ptr;
+  for (int c = 0; c < kMaxStreams; ++c) {
+    cols.emplace_back(std::size_t(words) * 4, cpu::PageKind::Thp2m);
+    std::memset(cols.back().data(), c + 1, std::size_t(words) * 4);
+    ptr.push_back(cols.back().as<T>());
+  }
+  std::vector<double> out;
+  for (int s = 1; s <= kMaxStreams; ++s) {
+    volatile std::uint32_t sum = cpu::stream_read_columns(ptr.data(), s, words);
+    const double ns = median_ns_per(1, 5, [&] { sum = cpu::stream_read_columns(ptr.data(), s, words); });
+    (void)sum;
+    out.push_back(double(words) * 4 * s / ns);
+  }
+  return out;
 }
 
 Calibration calibrate(const cs::Hierarchy& h, std::uint64_t seed) {
   Calibration c;
-  cs::ProbeSet ps;
-  c.working_set_bytes = probe_sets(h);
-  for (std::uint64_t w : c.working_set_bytes) {
+  for (std::uint64_t w : probe_sets(h)) {
     ProbeResult r = probe(h, w, cpu::PageKind::Thp2m, seed);
     if (c.pages_note.empty()) c.pages_note = r.pages_note;
-    ps.chase.push_back(r.chase), ps.gather.push_back(r.gather);
-    ps.chase_ns.push_back(r.chase_ns), ps.gather_ns.push_back(r.gather_ns);
+    c.probes.chase.push_back(r.chase), c.probes.gather.push_back(r.gather);
+    if (w < kSmallPageProbesFrom) continue;
+    ProbeResult s = probe(h, w, cpu::PageKind::Small4k, seed);
+    c.probes.chase.push_back(s.chase), c.probes.gather.push_back(s.gather);
   }
-  ProbeResult small = probe(h, c.working_set_bytes.back(), cpu::PageKind::Small4k, seed);
-  ps.chase_4k = small.chase, ps.gather_4k = small.gather;
-  ps.chase_4k_ns = small.chase_ns, ps.gather_4k_ns = small.gather_ns;
-  // One core's read bandwidth: the overlap model's floor.
-  const std::int64_t words = std::int64_t(64) << 20;
-  cpu::Region v(std::size_t(words) * 4, cpu::PageKind::Thp2m);
-  volatile std::int64_t s = cpu::stream_read_sum(v.as<T>(), words, 1);
-  const double ns = median_ns_per(1, 3, [&] { s = cpu::stream_read_sum(v.as<T>(), words, 1); });
-  (void)s;
-  ps.bytes_per_ns = double(words) * 4 / ns;
-  c.prices = cs::calibrate(cs::prices_of(h), ps);
-  c.probes = ps;
+  c.probes.bytes_per_ns = read_bandwidth();
+  c.cal = cs::calibrate(cs::prices_of(h), c.probes);
   return c;
 }
 
@@ -208,7 +217,7 @@ const Calibration& calibration_for(const std::string& spec, const cs::Hierarchy&
   if (it == cache.end()) {
     Calibration c;
     if (cs::needs_calibration(h)) c = calibrate(h, seed);
-    else c.prices = cs::prices_of(h);
+    else c.cal.prices = cs::prices_of(h);
     it = cache.emplace(key, std::move(c)).first;
   }
   return it->second;
@@ -224,7 +233,7 @@ struct Ctx {
   CachesimPoint* point = nullptr;
 };
 
-enum class Does { Measure, MeasureEnforced, Simulate, Recommend };
+enum class Does { Measure, MeasureEnforced, Simulate, Recommend, Replay };
 struct Props {
   Does does = Does::Simulate;
 };
@@ -266,6 +275,7 @@ class CachesimPoint final : public harness::TablePoint<Variant> {
         std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / double(n_));
   }
   void simulate_point() { last_ = simulate(sort_bits_); }
+  void replay_point() { last_ = simulate(sort_bits_); }
   void sweep_sort_bits() {
     sweep_.clear();
     const int top = std::min(max_sort_bits_, cpu::label_bits(m_));
@@ -289,13 +299,15 @@ class CachesimPoint final : public harness::TablePoint<Variant> {
       if (!values_) cpu_study::fill_values(values_, n_, m_, kind_, seed_, pages_);
       buckets_.allocate(std::size_t(m_) * 4, pages_);
     }
-    // The host's probes run once per hierarchy, here, outside any timed region.
+    // The host's probes run once per hierarchy, here, outside any timed region; the replay alone
+    // (the simulator's speed) prices nothing and needs none.
+    if (d.props.does == Does::Replay) return;
     calibration_ = &calibration_for(spec_, described_, seed_);
-    prices_ = calibration_->prices;
+    prices_ = calibration_->cal.prices;
   }
 
   Validation check(const Variant& d) override {
-    if (d.props.does == Does::Simulate) return check_run(last_);
+    if (d.props.does == Does::Simulate || d.props.does == Does::Replay) return check_run(last_);
     if (d.props.does == Does::Recommend) {
       for (const auto& s : sweep_)
         if (Validation v = check_run(s); v.status != Validation::Status::Pass) return v;
@@ -320,35 +332,56 @@ class CachesimPoint final : public harness::TablePoint<Variant> {
   Params measured(const Variant& d) override {
     Params p;
     const auto names = level_names(hierarchy_);
-    auto put_prices = [&] {
+    // The prices as read at working set `ws`, the fit behind them and the probes they came from.
+    auto put_prices = [&](double ws) {
       for (std::size_t k = 0; k < names.size(); ++k) {
-        p["latency_ns." + names[k]] = prices_.latency[k];
-        p["mlp." + names[k]] = prices_.mlp[k];
+        p["latency_ns." + names[k]] = prices_.latency[k].at(ws);
+        p["mlp." + names[k]] = prices_.mlp[k].at(ws);
       }
       for (std::size_t t = 0; t < hierarchy_.tlbs.size(); ++t) p["walk_ns." + hierarchy_.tlbs[t].name] = prices_.walk_ns[t];
       p["walk_mlp"] = prices_.walk_mlp;
-      p["bandwidth_GBps"] = prices_.bytes_per_ns;
-      // The probes behind a calibration: measured ns per step (chase) and per input (gather) at
-      // each working set, on 2 MiB pages, and the largest again on 4 KiB pages.
+      for (std::size_t s = 0; s < prices_.bytes_per_ns.size(); ++s) p["bandwidth_GBps.streams_" + std::to_string(s + 1)] = prices_.bytes_per_ns[s];
       const Calibration& c = *calibration_;
-      for (std::size_t k = 0; k < c.probes.chase_ns.size(); ++k) {
-        const std::string at = std::to_string(c.working_set_bytes[k] >> 10) + "KiB";
-        p["probe.chase_ns." + at] = c.probes.chase_ns[k];
-        p["probe.gather_ns." + at] = c.probes.gather_ns[k];
+      if (c.probes.chase.empty()) return;
+      const cs::FitReport& f = c.cal.fit;
+      p["fit.chase_rms"] = f.chase_rms, p["fit.chase_max"] = f.chase_max, p["fit.chase_probes"] = std::int64_t(f.chase_probes);
+      p["fit.walk_rms"] = f.walk_rms, p["fit.walk_max"] = f.walk_max, p["fit.walk_probes"] = std::int64_t(f.walk_probes);
+      p["fit.gather_rms"] = f.gather_rms, p["fit.gather_max"] = f.gather_max, p["fit.gather_probes"] = std::int64_t(f.gather_probes);
+      // The probes: measured ns per step (chase) and per input (gather) at each working set, on
+      // 2 MiB pages and ("_4k") on 4 KiB pages; the latency curves are read from the chases.
+      auto put_probe = [&](const char* what, const cs::Probe& q) {
+        const std::string at = std::to_string(std::uint64_t(q.counts.working_set_bytes) >> 10) + "KiB";
+        p[std::string("probe.") + what + (q.small_pages ? "_4k." : ".") + at] = q.ns;
+      };
+      for (const cs::Probe& q : c.probes.chase) put_probe("chase_ns", q);
+      for (const cs::Probe& q : c.probes.gather) put_probe("gather_ns", q);
+      auto put_curve = [&](const std::string& key, const cs::Curve& cv) {
+        for (std::size_t i = 0; i < cv.value.size() && cv.value.size() > 1; ++i)
+          p[key + std::to_string(std::uint64_t(std::exp2(cv.log2_bytes[i])) >> 10) + "KiB"] = cv.value[i];
+      };
+      for (std::size_t k = 0; k < names.size(); ++k) {
+        put_curve("latency_curve." + names[k] + ".", prices_.latency[k]);
+        put_curve("mlp_curve." + names[k] + ".", prices_.mlp[k]);
       }
-      if (!c.probes.chase_ns.empty()) {
-        p["probe.chase_ns_4k"] = c.probes.chase_4k_ns;
-        p["probe.gather_ns_4k"] = c.probes.gather_4k_ns;
-        if (!c.pages_note.empty()) p["probe.pages_note"] = c.pages_note;
-      }
+      if (!c.pages_note.empty()) p["probe.pages_note"] = c.pages_note;
     };
-    if (d.props.does == Does::Simulate) {
-      const cs::Counts c = cs::counts_between(empty_stats(), last_.stats, double(n_));
-      const cs::Prediction pr = cs::predict(c, prices_);
+    auto put_counts = [&](const cs::Counts& c) {
       for (std::size_t k = 0; k < names.size(); ++k) p["served_per_input." + names[k]] = c.served[k];
       for (std::size_t t = 0; t < hierarchy_.tlbs.size(); ++t) p["tlb_misses_per_input." + hierarchy_.tlbs[t].name] = c.tlb_miss[t];
       p["memory_lines_per_input"] = c.memory_lines;
       p["simulated_accesses_per_s"] = double(last_.stats.accesses) / last_.seconds;
+    };
+    if (d.props.does == Does::Replay) {
+      put_counts(cs::counts_between(empty_stats(), last_.stats, double(n_)));
+      p["simulated_accesses"] = std::int64_t(last_.stats.accesses);
+      return p;
+    }
+    if (d.props.does == Does::Simulate) {
+      put_counts(cs::counts_between(empty_stats(), last_.stats, double(n_)));
+      const std::vector<cs::Counts> phases = phase_counts(last_);
+      const cs::Prediction pr = cs::predict(phases, prices_);
+      for (std::size_t i = 0; i < phases.size(); ++i)
+        p[std::string("predicted_ns.phase.") + last_.phases[i].name] = cs::predict(phases[i], prices_).overlap_ns;
       p["predicted_ns.sequential"] = pr.sequential_ns;
       p["predicted_ns.overlap"] = pr.overlap_ns;
       p["predicted_ns.latency_bound"] = pr.latency_bound_ns;
@@ -365,11 +398,11 @@ class CachesimPoint final : public harness::TablePoint<Variant> {
         p["measured_enforced_ns"] = m;
         p["error.sequential_vs_enforced"] = pr.sequential_ns / m - 1;
       }
-      put_prices();
+      put_prices(phases.back().working_set_bytes);
     } else if (d.props.does == Does::Recommend) {
       int best_seq = 0, best_ovl = 0;
       std::vector<cs::Prediction> pr;
-      for (const auto& s : sweep_) pr.push_back(cs::predict(cs::counts_between(empty_stats(), s.stats, double(n_)), prices_));
+      for (const auto& s : sweep_) pr.push_back(cs::predict(phase_counts(s), prices_));
       for (std::size_t b = 0; b < pr.size(); ++b) {
         p["sequential_ns.bits_" + std::to_string(b)] = pr[b].sequential_ns;
         p["overlap_ns.bits_" + std::to_string(b)] = pr[b].overlap_ns;
@@ -378,7 +411,7 @@ class CachesimPoint final : public harness::TablePoint<Variant> {
       }
       p["recommended_sort_bits.sequential"] = std::int64_t(best_seq);
       p["recommended_sort_bits.overlap"] = std::int64_t(best_ovl);
-      put_prices();
+      put_prices(4.0 * m_);
     } else {
       p["pages_got"] = std::string(labels_.got() == labels_.asked() ? "as asked" : "fell back: " + labels_.note());
     }
@@ -387,6 +420,8 @@ class CachesimPoint final : public harness::TablePoint<Variant> {
 
   struct Run {
     cs::Stats stats;
+    std::vector<cs::PhaseInfo> phases;
+    std::vector<cs::Stats> phase_start;  // the counts when each phase began
     double seconds = 0;
     std::uint64_t expected_accesses = 0;
   };
@@ -394,16 +429,29 @@ class CachesimPoint final : public harness::TablePoint<Variant> {
   Run simulate(int bits) {
     Run r;
     cs::Simulator sim(hierarchy_);
+    auto phase = [&](const cs::PhaseInfo& ph) {
+      r.phases.push_back(ph);
+      r.phase_start.push_back(sim.stats());
+    };
     const auto t0 = std::chrono::steady_clock::now();
-    cs::multireduce_sorted_stream(labels_.as<std::uint32_t>(), n_, m_, bits, sorted_, [&](std::uint64_t a, bool w) { sim.access(a, w); });
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    cs::multireduce_sorted_stream(labels_.as<std::uint32_t>(), n_, m_, bits, sorted_, [&](std::uint64_t a, bool w) { sim.access(a, w); }, phase);
     r.stats = sim.stats();
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     // Alg 2.2: m initial stores, then 3 accesses per input. Alg 2.4 adds the sort: 2^b + 1 starts
     // cleared, 2 per input counting, 2^b prefix updates, 5 per input scattering.
     const int b = cpu::effective_sort_bits(m_, bits);
     const std::uint64_t n = std::uint64_t(n_), d = std::uint64_t(1) << b;
     r.expected_accesses = m_ + 3 * n + (b ? (d + 1) + 2 * n + d + 5 * n : 0);
     return r;
+  }
+
+  // Each phase's counts per input, with its working set and stream count.
+  std::vector<cs::Counts> phase_counts(const Run& r) const {
+    std::vector<cs::Counts> out;
+    for (std::size_t i = 0; i < r.phases.size(); ++i)
+      out.push_back(cs::counts_between(r.phase_start[i], i + 1 < r.phases.size() ? r.phase_start[i + 1] : r.stats, double(n_),
+                                       r.phases[i].working_set_bytes, r.phases[i].streams));
+    return out;
   }
 
   // Every core access is served by exactly one level (or memory), and the stream has exactly the
@@ -467,6 +515,9 @@ void add_variants(Variants& d) {
   d.add({"simulate", VariantKind::Cpu,
          "replays Alg 2.2 / Alg 2.4's accesses through the hierarchy; time = simulation; metrics: counts and both models' ns per input (and their error where the measured variants ran first)",
          {Does::Simulate}, {}, {}, [](Ctx& c) { c.point->simulate_point(); }});
+  d.add({"replay", VariantKind::Cpu,
+         "the simulator's speed: replays Alg 2.2 / 2.4's accesses through the hierarchy and prices nothing (no probes, any hierarchy on any host); metrics: counts and simulated accesses per second",
+         {Does::Replay}, {}, {}, [](Ctx& c) { c.point->replay_point(); }});
   d.add({"recommend_sort_bits", VariantKind::Cpu, "simulates Alg 2.4 for sort_bits 0..max_sort_bits and reports the best per model",
          {Does::Recommend}, {}, {}, [](Ctx& c) { c.point->sweep_sort_bits(); }});
 }
@@ -491,7 +542,7 @@ std::unique_ptr<harness::Study> make_study() {
       {"pages", AxisKind::Choice, "4k or 2m (THP): the measured variants' memory and the simulated TLBs' page size", {V(std::string("4k"))}, {"4k", "2m"}},
       {"sort_bits", AxisKind::Int, "top label bits of Alg 2.4's partial radix sort; 0 = Alg 2.2", {V(std::int64_t(0))}, {}, 0, 24},
       {"max_sort_bits", AxisKind::Int, "recommend_sort_bits: the largest sort_bits it simulates", {V(std::int64_t(6))}, {}, 0, 24},
-      {"hierarchy", AxisKind::Choice, "a preset (core2-t7300, opteron-6274, dev-vm), host (from sysfs) or a JSON file; \"probe\"/\"calibrate\" timings are measured on this host", {V(std::string("dev-vm"))}, {}},
+      {"hierarchy", AxisKind::Choice, "a preset (core2-t7300, opteron-6274, dev-vm, gpu-host), host (from sysfs) or a JSON file; \"probe\"/\"calibrate\" timings are measured on this host", {V(std::string("dev-vm"))}, {}},
   };
   s.variants = table().specs();
   // A hierarchy that does not parse or validate stops the run before any work, naming the key.

@@ -5,7 +5,10 @@
 // 2 MiB-aligned mmaps, so their line and page offsets are the same, and no two arrays share a
 // page. A sink is called as sink(address, is_write); a read-modify-write of a bucket is one access
 // with is_write (Cachegrind's "modify"), since the store always hits the line the load brought.
+// A phase observer, where given, is told where each phase begins and what prices it (issue 18's
+// model prices phases apart): phase(PhaseInfo).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -13,14 +16,27 @@
 
 namespace lp::cachesim {
 
+// A phase of a stream: the bytes its random accesses range over (the working set the latency
+// curves are read at) and how many sequential streams it moves at once (the bandwidth floor's).
+struct PhaseInfo {
+  const char* name;
+  double working_set_bytes;
+  int streams;
+};
+struct NoPhases {
+  void operator()(const PhaseInfo&) const {}
+};
+
 enum class Array : std::uint64_t { Labels = 1, Values, Buckets, SortedLabels, SortedValues, Start, Table, Result, Next };
 constexpr std::uint64_t base(Array a) { return std::uint64_t(a) << 40; }
 
 // Alg 2.2 over labels (values are int32: 4 bytes like the labels).
-template <class Sink>
+template <class Sink, class Phase = NoPhases>
 void multireduce_stream(const std::uint32_t* labels, std::int64_t n, std::uint32_t m, Sink&& sink,
-                        Array lab = Array::Labels, Array val = Array::Values) {
+                        Array lab = Array::Labels, Array val = Array::Values, Phase&& phase = Phase{}, double window = 0) {
   const std::uint64_t L = base(lab), V = base(val), B = base(Array::Buckets);
+  // The buckets a run of equal top bits spans (window, after Alg 2.4's sort), else all of them.
+  phase(PhaseInfo{"reduce", window > 0 ? window : 4.0 * m, 2});
   for (std::uint32_t b = 0; b < m; ++b) sink(B + 4ull * b, true);  // buckets = identity
   for (std::int64_t i = 0; i < n; ++i) {
     sink(L + 4ull * std::uint64_t(i), false);
@@ -33,15 +49,16 @@ void multireduce_stream(const std::uint32_t* labels, std::int64_t n, std::uint32
 // and values, then Alg 2.2 over the sorted copies. `sorted` receives the sorted labels (the same
 // permutation cpu::partial_sort_by_top_bits makes), which the final pass reads. sort_bits = 0 is
 // Alg 2.2 itself.
-template <class Sink>
+template <class Sink, class Phase = NoPhases>
 void multireduce_sorted_stream(const std::uint32_t* labels, std::int64_t n, std::uint32_t m, int sort_bits,
-                               std::vector<std::uint32_t>& sorted, Sink&& sink) {
+                               std::vector<std::uint32_t>& sorted, Sink&& sink, Phase&& phase = Phase{}) {
   sort_bits = cpu::effective_sort_bits(m, sort_bits);
-  if (sort_bits == 0) return multireduce_stream(labels, n, m, sink);
+  if (sort_bits == 0) return multireduce_stream(labels, n, m, sink, Array::Labels, Array::Values, phase);
   const int shift = cpu::label_bits(m) - sort_bits;
   const std::uint64_t L = base(Array::Labels), V = base(Array::Values), S = base(Array::Start);
   const std::uint64_t SL = base(Array::SortedLabels), SV = base(Array::SortedValues);
   std::vector<std::int64_t> start((std::size_t(1) << sort_bits) + 1, 0);
+  phase(PhaseInfo{"count", 8.0 * double(start.size()), 1});
   for (std::size_t d = 0; d < start.size(); ++d) sink(S + 8ull * d, true);  // assign(0)
   for (std::int64_t i = 0; i < n; ++i) {
     sink(L + 4ull * std::uint64_t(i), false);
@@ -54,6 +71,8 @@ void multireduce_sorted_stream(const std::uint32_t* labels, std::int64_t n, std:
     sink(S + 8ull * d, true);
   }
   sorted.resize(static_cast<std::size_t>(n));
+  // Reads labels and values, writes 2 x 2^b runs: the start array is the random part.
+  phase(PhaseInfo{"scatter", 8.0 * double(start.size()), 2 + 2 * (1 << sort_bits)});
   for (std::int64_t i = 0; i < n; ++i) {
     sink(L + 4ull * std::uint64_t(i), false);
     const std::uint32_t d = labels[i] >> shift;
@@ -64,7 +83,8 @@ void multireduce_sorted_stream(const std::uint32_t* labels, std::int64_t n, std:
     sink(V + 4ull * std::uint64_t(i), false);
     sink(SV + 4ull * std::uint64_t(at), true);
   }
-  multireduce_stream(sorted.data(), n, m, sink, Array::SortedLabels, Array::SortedValues);
+  multireduce_stream(sorted.data(), n, m, sink, Array::SortedLabels, Array::SortedValues, phase,
+                     std::max(64.0, 4.0 * double(m) / double(std::uint64_t(1) << sort_bits)));
 }
 
 // The latency probe (section 2.3): `steps` dependent loads along next[] from `start`.

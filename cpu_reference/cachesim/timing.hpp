@@ -1,15 +1,18 @@
-// The two timing models of `bench cachesim` (issue 6) and their calibration from host probes.
+// The two timing models of `bench cachesim` (issue 6; issue 18 made the overlap model predict)
+// and their calibration from host probes.
 //  - sequential (the thesis's, §2.4): every access pays the latency of the level that served it,
 //    one after another, and every TLB miss pays its walk;
 //  - overlap (beyond the thesis, its "follow-on work"): independent misses overlap, so the
 //    accesses served by level k cost latency_k / mlp_k each (mlp_k: how many are in flight), and
-//    the result is never faster than the memory traffic at the measured bandwidth.
-// Calibration solves for the unknown latencies and mlps from probes the simulator replays too: a
-// dependent pointer chase (latency) and an independent gather (overlap) at one working set per
-// level. Each probe's time is the model applied to its simulated counts, so the solve is exact for
-// the probes and everything else is a prediction.
+//    a phase is never faster than its memory traffic at the bandwidth of its own stream count.
+// Issue 18: a level's latency is a curve over the working set (the measured pointer-chase curve:
+// on a VM an "L3" of 300 MiB costs 27 ns at 4 MiB and 92 ns at 16 MiB), so is its overlap (a
+// least-squares line through what every gather probe implies), the page-walk price is a fit over
+// several 4 KiB-page chases, every fit reports its residual, and a stream is priced phase by phase
+// (count, scatter, reduce), each with its own working set and stream count.
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,21 +21,44 @@
 
 namespace lp::cachesim {
 
+// A price by working set: points (log2 bytes, value) in increasing order, linear in log2 bytes
+// between them and flat beyond the first and the last.
+struct Curve {
+  std::vector<double> log2_bytes, value;
+  static Curve constant(double v) { return Curve{{0.0}, {v}}; }
+  bool unknown() const { return value.size() == 1 && value[0] == kProbe; }
+  double at(double bytes) const {
+    if (value.empty()) return 0;
+    const double x = std::log2(std::max(bytes, 1.0));
+    if (x <= log2_bytes.front()) return value.front();
+    if (x >= log2_bytes.back()) return value.back();
+    std::size_t i = 1;
+    while (log2_bytes[i] < x) ++i;
+    const double t = (x - log2_bytes[i - 1]) / (log2_bytes[i] - log2_bytes[i - 1]);
+    return value[i - 1] + t * (value[i] - value[i - 1]);
+  }
+};
+
 struct Prices {
-  std::vector<double> latency;  // ns per access served by level k (memory last)
-  std::vector<double> mlp;      // accesses served by level k in flight at once (overlap model)
-  std::vector<double> walk_ns;  // per TLB level: a miss there
+  std::vector<Curve> latency;  // ns per access served by level k (memory last), by working set
+  std::vector<Curve> mlp;      // accesses served by level k in flight at once (overlap model), by working set
+  std::vector<double> walk_ns; // per TLB level: a miss there
   double walk_mlp = 1;
-  double bytes_per_ns = 0;  // memory bandwidth of one core (0: no floor)
+  // One core's read bandwidth with s + 1 streams read at once (bytes per ns); empty: no floor.
+  std::vector<double> bytes_per_ns;
   std::uint32_t line_bytes = 64;
+  double bandwidth(int streams) const {
+    if (bytes_per_ns.empty()) return 0;
+    return bytes_per_ns[std::size_t(std::clamp(streams, 1, int(bytes_per_ns.size())) - 1)];
+  }
 };
 
 // The prices a hierarchy states; kProbe and "calibrate" (0) entries stay to be filled in.
 inline Prices prices_of(const Hierarchy& h) {
   Prices p;
-  for (const Level& l : h.levels) p.latency.push_back(l.latency_ns), p.mlp.push_back(l.mlp);
-  p.latency.push_back(h.memory_latency_ns);
-  p.mlp.push_back(h.memory_mlp);
+  for (const Level& l : h.levels) p.latency.push_back(Curve::constant(l.latency_ns)), p.mlp.push_back(Curve::constant(l.mlp));
+  p.latency.push_back(Curve::constant(h.memory_latency_ns));
+  p.mlp.push_back(Curve::constant(h.memory_mlp));
   for (const Tlb& t : h.tlbs) p.walk_ns.push_back(t.walk_ns);
   p.walk_mlp = h.walk_mlp;
   p.line_bytes = h.levels.back().line_bytes;
@@ -41,120 +67,241 @@ inline Prices prices_of(const Hierarchy& h) {
 
 inline bool needs_calibration(const Hierarchy& h) {
   const Prices p = prices_of(h);
-  auto unknown = [](double x) { return x == kProbe; };
-  return std::any_of(p.latency.begin(), p.latency.end(), unknown) || std::any_of(p.walk_ns.begin(), p.walk_ns.end(), unknown) ||
-         std::any_of(p.mlp.begin(), p.mlp.end(), [](double x) { return x == 0; }) || (!h.tlbs.empty() && p.walk_mlp == 0);
+  return std::any_of(p.latency.begin(), p.latency.end(), [](const Curve& c) { return c.unknown(); }) ||
+         std::any_of(p.walk_ns.begin(), p.walk_ns.end(), [](double x) { return x == kProbe; }) ||
+         std::any_of(p.mlp.begin(), p.mlp.end(), [](const Curve& c) { return c.value.size() == 1 && c.value[0] == 0; }) ||
+         (!h.tlbs.empty() && p.walk_mlp == 0);
 }
 
-// Counts of one replayed stream (an after-minus-before difference of Stats), per unit of work.
+// Counts of one replayed phase (an after-minus-before difference of Stats) per unit of work, with
+// what prices them: the working set its random accesses range over and the streams it moves.
 struct Counts {
   std::vector<double> served;    // per level, memory last
   std::vector<double> tlb_miss;  // per TLB level
   double memory_lines = 0;       // lines read from or written to memory
   double accesses = 0;
+  double working_set_bytes = 0;
+  int streams = 1;
 };
 
-inline Counts counts_between(const Stats& before, const Stats& after, double units) {
+inline Counts counts_between(const Stats& before, const Stats& after, double units, double working_set_bytes = 0, int streams = 1) {
   Counts c;
   for (std::size_t k = 0; k < after.served.size(); ++k) c.served.push_back(double(after.served[k] - before.served[k]) / units);
   for (std::size_t t = 0; t < after.tlbs.size(); ++t) c.tlb_miss.push_back(double(after.tlbs[t].misses - before.tlbs[t].misses) / units);
   c.memory_lines = double(after.memory_reads - before.memory_reads + after.memory_writes - before.memory_writes) / units;
   c.accesses = double(after.accesses - before.accesses) / units;
+  c.working_set_bytes = working_set_bytes;
+  c.streams = streams;
   return c;
 }
 
 struct Prediction {
   double sequential_ns = 0;  // the thesis's model
-  double overlap_ns = 0;     // max(latency_bound, bandwidth_bound)
+  double overlap_ns = 0;     // per phase max(latency_bound, bandwidth_bound), summed
   double latency_bound_ns = 0, bandwidth_bound_ns = 0;
 };
 
 inline Prediction predict(const Counts& c, const Prices& p) {
   Prediction r;
   for (std::size_t k = 0; k < c.served.size(); ++k) {
-    r.sequential_ns += c.served[k] * p.latency[k];
-    r.latency_bound_ns += c.served[k] * p.latency[k] / std::max(p.mlp[k], 1e-9);
+    const double lat = p.latency[k].at(c.working_set_bytes);
+    r.sequential_ns += c.served[k] * lat;
+    r.latency_bound_ns += c.served[k] * lat / std::max(p.mlp[k].at(c.working_set_bytes), 1e-9);
   }
   for (std::size_t t = 0; t < c.tlb_miss.size(); ++t) {
     r.sequential_ns += c.tlb_miss[t] * p.walk_ns[t];
     r.latency_bound_ns += c.tlb_miss[t] * p.walk_ns[t] / std::max(p.walk_mlp, 1e-9);
   }
-  r.bandwidth_bound_ns = p.bytes_per_ns > 0 ? c.memory_lines * p.line_bytes / p.bytes_per_ns : 0;
+  const double bw = p.bandwidth(c.streams);
+  r.bandwidth_bound_ns = bw > 0 ? c.memory_lines * p.line_bytes / bw : 0;
   r.overlap_ns = std::max(r.latency_bound_ns, r.bandwidth_bound_ns);
   return r;
 }
 
-// What the host probes measured, with the simulator's counts for the same streams. Index k is the
-// level whose latency the probe's working set isolates (memory last); *_4k are the probes at the
-// largest working set on 4 KiB pages (the others run on 2 MiB pages, where the TLB reaches).
+// A stream of several phases costs the sum of its phases.
+inline Prediction predict(const std::vector<Counts>& phases, const Prices& p) {
+  Prediction r;
+  for (const Counts& c : phases) {
+    const Prediction q = predict(c, p);
+    r.sequential_ns += q.sequential_ns, r.overlap_ns += q.overlap_ns;
+    r.latency_bound_ns += q.latency_bound_ns, r.bandwidth_bound_ns += q.bandwidth_bound_ns;
+  }
+  return r;
+}
+
+// One host probe: its measured ns per step (chase) or per input (gather), and the simulator's
+// counts for the same stream; counts.working_set_bytes is the probe's working set.
+struct Probe {
+  Counts counts;
+  double ns = 0;
+  bool small_pages = false;  // 4 KiB pages (the page-walk probes); else 2 MiB
+};
+
 struct ProbeSet {
-  std::vector<Counts> chase, gather;  // per step / per input
-  std::vector<double> chase_ns, gather_ns;
-  Counts chase_4k, gather_4k;
-  double chase_4k_ns = 0, gather_4k_ns = 0;
-  double bytes_per_ns = 0;
+  std::vector<Probe> chase, gather;
+  std::vector<double> bytes_per_ns;  // the read bandwidth by stream count (Prices::bytes_per_ns)
+};
+
+// How well the calibrated prices reproduce the probes: root mean square and largest relative
+// residual (model / measured - 1) of each family of probes.
+struct FitReport {
+  double chase_rms = 0, chase_max = 0, walk_rms = 0, walk_max = 0, gather_rms = 0, gather_max = 0;
+  int chase_probes = 0, walk_probes = 0, gather_probes = 0;
+};
+
+struct Calibrated {
+  Prices prices;
+  FitReport fit;
 };
 
 namespace detail {
-inline double clamp_mlp(double x) { return x > 0 && x == x ? std::min(std::max(x, 1.0), 64.0) : 64.0; }
+inline std::size_t dominant(const Counts& c) {
+  return std::size_t(std::max_element(c.served.begin(), c.served.end()) - c.served.begin());
 }
+inline double walks(const Counts& c, const std::vector<double>& walk_ns) {
+  double s = 0;
+  for (std::size_t t = 0; t < c.tlb_miss.size(); ++t) s += c.tlb_miss[t] * walk_ns[t];
+  return s;
+}
+inline void residuals(const std::vector<double>& model, const std::vector<double>& measured, double& rms, double& mx) {
+  double ss = 0;
+  rms = mx = 0;
+  for (std::size_t j = 0; j < model.size(); ++j) {
+    const double r = model[j] / measured[j] - 1;
+    ss += r * r;
+    mx = std::max(mx, std::abs(r));
+  }
+  if (!model.empty()) rms = std::sqrt(ss / double(model.size()));
+}
+inline double clamp_mlp(double x) { return x > 0 && x == x ? std::min(std::max(x, 1.0), 64.0) : 64.0; }
+}  // namespace detail
 
-// Fills every unknown price of `given` (kProbe latencies and walks, 0 mlps) from the probes:
-// Gauss-Seidel sweeps over "probe k's time = the model on probe k's counts", each solved for the
-// unknown of level k (the level that serves most of probe k), until the prices settle.
-inline Prices calibrate(const Prices& given, const ProbeSet& ps) {
-  Prices p = given;
+// Fills every unknown price of `given` (kProbe latencies and walks, 0 mlps) from the probes.
+//  1. Latency curves: each 2 MiB-page chase probe, after the other levels' and the walks' share of
+//     its time, gives one point of the curve of the level that serves most of it (Gauss-Seidel
+//     sweeps, since a probe's share of other levels is priced by their curves).
+//  2. The walk of the last probed TLB level: a least-squares slope over every 4 KiB-page chase
+//     (its time beyond the latencies against its misses); earlier probed levels cost 0.
+//  3. Overlaps: each level's mlp a curve through the overlaps its 2 MiB-page gather probes imply,
+//     and 1/walk_mlp a least-squares slope over the 4 KiB-page gathers; all kept in [1, 64].
+// Every fit reports its residual, so a reader sees how far the model is from the probes it was
+// fitted to before looking at anything it predicts.
+inline Calibrated calibrate(const Prices& given, const ProbeSet& ps) {
+  Calibrated out;
+  Prices& p = out.prices;
+  p = given;
   const std::size_t K = p.latency.size();
   std::vector<bool> lat_unknown(K), mlp_unknown(K);
-  for (std::size_t k = 0; k < K; ++k) {
-    lat_unknown[k] = p.latency[k] == kProbe;
-    mlp_unknown[k] = p.mlp[k] == 0;
-    if (lat_unknown[k]) p.latency[k] = ps.chase_ns[k];
-    if (mlp_unknown[k]) p.mlp[k] = 1;
-  }
-  // The last TLB level with a probed walk takes the 4 KiB-page surplus; earlier probed ones get 0.
+  for (std::size_t k = 0; k < K; ++k) lat_unknown[k] = p.latency[k].unknown(), mlp_unknown[k] = p.mlp[k].value.size() == 1 && p.mlp[k].value[0] == 0;
   int walk_unknown = -1;
   for (std::size_t t = 0; t < p.walk_ns.size(); ++t)
     if (p.walk_ns[t] == kProbe) p.walk_ns[t] = 0, walk_unknown = int(t);
   const bool walk_mlp_unknown = p.walk_mlp == 0 && !p.walk_ns.empty();
-  if (walk_mlp_unknown) p.walk_mlp = 1;
   p.bytes_per_ns = ps.bytes_per_ns;
-  for (int sweep = 0; sweep < 8; ++sweep) {
-    for (std::size_t k = 0; k < K; ++k) {
-      if (!lat_unknown[k]) continue;
-      const Counts& c = ps.chase[k];
-      double rest = 0;
-      for (std::size_t j = 0; j < K; ++j)
-        if (j != k) rest += c.served[j] * p.latency[j];
-      for (std::size_t t = 0; t < c.tlb_miss.size(); ++t) rest += c.tlb_miss[t] * p.walk_ns[t];
-      if (c.served[k] > 0) p.latency[k] = std::max(0.0, (ps.chase_ns[k] - rest) / c.served[k]);
+
+  std::vector<const Probe*> large, small;
+  for (const Probe& q : ps.chase) (q.small_pages ? small : large).push_back(&q);
+  std::sort(large.begin(), large.end(), [](const Probe* a, const Probe* b) { return a->counts.working_set_bytes < b->counts.working_set_bytes; });
+  // Start each unknown curve flat at its dominant probes' median time per access.
+  for (std::size_t k = 0; k < K; ++k) {
+    if (!lat_unknown[k]) continue;
+    std::vector<double> v;
+    for (const Probe* q : large)
+      if (detail::dominant(q->counts) == k) v.push_back(q->ns / std::max(q->counts.accesses, 1e-12));
+    if (v.empty())  // no probe isolates this level: the nearest probed level's first price
+      for (const Probe* q : large) v.push_back(q->ns / std::max(q->counts.accesses, 1e-12));
+    std::sort(v.begin(), v.end());
+    p.latency[k] = Curve::constant(v.empty() ? 0 : v[v.size() / 2]);
+  }
+  for (int round = 0; round < 3; ++round) {
+    for (int sweep = 0; sweep < 6; ++sweep) {
+      std::vector<Curve> next = p.latency;
+      for (std::size_t k = 0; k < K; ++k) {
+        if (!lat_unknown[k]) continue;
+        Curve c;
+        for (const Probe* q : large) {
+          const Counts& n = q->counts;
+          if (detail::dominant(n) != k || n.served[k] <= 0) continue;
+          double rest = detail::walks(n, p.walk_ns);
+          for (std::size_t j = 0; j < K; ++j)
+            if (j != k) rest += n.served[j] * p.latency[j].at(n.working_set_bytes);
+          c.log2_bytes.push_back(std::log2(n.working_set_bytes));
+          c.value.push_back(std::max(0.0, (q->ns - rest) / n.served[k]));
+        }
+        if (!c.value.empty()) next[k] = c;
+      }
+      p.latency = next;
     }
-    if (walk_unknown >= 0) {
-      const Counts& c = ps.chase_4k;
-      double rest = 0;
-      for (std::size_t j = 0; j < K; ++j) rest += c.served[j] * p.latency[j];
-      for (std::size_t t = 0; t < c.tlb_miss.size(); ++t)
-        if (int(t) != walk_unknown) rest += c.tlb_miss[t] * p.walk_ns[t];
-      if (c.tlb_miss[walk_unknown] > 0) p.walk_ns[walk_unknown] = std::max(0.0, (ps.chase_4k_ns - rest) / c.tlb_miss[walk_unknown]);
+    if (walk_unknown < 0) break;
+    // The walk: time beyond the latencies = misses x walk, least squares over the 4 KiB chases.
+    double num = 0, den = 0;
+    for (const Probe* q : small) {
+      const Counts& n = q->counts;
+      double y = q->ns;
+      for (std::size_t j = 0; j < K; ++j) y -= n.served[j] * p.latency[j].at(n.working_set_bytes);
+      for (std::size_t t = 0; t < n.tlb_miss.size(); ++t)
+        if (int(t) != walk_unknown) y -= n.tlb_miss[t] * p.walk_ns[t];
+      const double x = n.tlb_miss[std::size_t(walk_unknown)], w = 1 / (q->ns * q->ns);
+      num += w * x * y, den += w * x * x;
     }
+    p.walk_ns[std::size_t(walk_unknown)] = den > 0 ? std::max(0.0, num / den) : 0;
+  }
+  {
+    std::vector<double> model, measured, wm, wmeas;
+    for (const Probe* q : large) model.push_back(predict(q->counts, p).sequential_ns), measured.push_back(q->ns);
+    for (const Probe* q : small) wm.push_back(predict(q->counts, p).sequential_ns), wmeas.push_back(q->ns);
+    detail::residuals(model, measured, out.fit.chase_rms, out.fit.chase_max);
+    detail::residuals(wm, wmeas, out.fit.walk_rms, out.fit.walk_max);
+    out.fit.chase_probes = int(large.size()), out.fit.walk_probes = int(small.size());
+  }
+  // Overlaps: each gather probe, after the other levels' and the walks' share of its time, gives
+  // one overlap of the level that takes most of its time, a point of that level's overlap curve
+  // (Gauss-Seidel sweeps, as for the latencies; each probe is a median of five runs).
+  for (std::size_t k = 0; k < K; ++k)
+    if (mlp_unknown[k]) p.mlp[k] = Curve::constant(8);
+  if (walk_mlp_unknown) p.walk_mlp = 4;
+  for (int sweep = 0; sweep < 10 && !ps.gather.empty(); ++sweep) {
     for (std::size_t k = 0; k < K; ++k) {
       if (!mlp_unknown[k]) continue;
-      const Counts& c = ps.gather[k];
-      double rest = 0;
-      for (std::size_t j = 0; j < K; ++j)
-        if (j != k) rest += c.served[j] * p.latency[j] / p.mlp[j];
-      for (std::size_t t = 0; t < c.tlb_miss.size(); ++t) rest += c.tlb_miss[t] * p.walk_ns[t] / p.walk_mlp;
-      p.mlp[k] = detail::clamp_mlp(c.served[k] * p.latency[k] / (ps.gather_ns[k] - rest));
+      std::vector<double> x, y;
+      for (const Probe& q : ps.gather) {
+        const Counts& n = q.counts;
+        const double ws = n.working_set_bytes;
+        std::size_t top = 0;
+        for (std::size_t j = 1; j < K; ++j)
+          if (n.served[j] * p.latency[j].at(ws) > n.served[top] * p.latency[top].at(ws)) top = j;
+        if (top != k) continue;
+        double rest = detail::walks(n, p.walk_ns) / p.walk_mlp;
+        for (std::size_t j = 0; j < K; ++j)
+          if (j != k) rest += n.served[j] * p.latency[j].at(ws) / p.mlp[j].at(ws);
+        const double own = n.served[k] * p.latency[k].at(ws), left = q.ns - rest;
+        if (!q.small_pages) x.push_back(std::log2(ws)), y.push_back(detail::clamp_mlp(left > 0 ? own / left : 64));
+      }
+      if (!x.empty()) p.mlp[k] = Curve{x, y};
     }
-    if (walk_mlp_unknown) {
-      const Counts& c = ps.gather_4k;
-      double rest = 0, walks = 0;
-      for (std::size_t j = 0; j < K; ++j) rest += c.served[j] * p.latency[j] / p.mlp[j];
-      for (std::size_t t = 0; t < c.tlb_miss.size(); ++t) walks += c.tlb_miss[t] * p.walk_ns[t];
-      p.walk_mlp = walks > 0 ? detail::clamp_mlp(walks / (ps.gather_4k_ns - rest)) : 1;
+    if (walk_mlp_unknown) {  // 1/walk_mlp: a least-squares slope over the 4 KiB-page gathers
+      double num = 0, den = 0;
+      for (const Probe& q : ps.gather) {
+        if (!q.small_pages) continue;
+        const Counts& n = q.counts;
+        double y = q.ns;
+        for (std::size_t j = 0; j < K; ++j) y -= n.served[j] * p.latency[j].at(n.working_set_bytes) / p.mlp[j].at(n.working_set_bytes);
+        const double w = detail::walks(n, p.walk_ns), wt = 1 / (q.ns * q.ns);
+        num += wt * w * y, den += wt * w * w;
+      }
+      p.walk_mlp = den > 0 && num > 0 ? detail::clamp_mlp(den / num) : 64;
     }
   }
-  return p;
+  for (std::size_t k = 0; k < K; ++k)  // no gather probes: no overlap
+    if (p.mlp[k].value.size() == 1 && p.mlp[k].value[0] == 0) p.mlp[k] = Curve::constant(1);
+  if (p.walk_mlp == 0) p.walk_mlp = 1;
+  {
+    std::vector<double> model, measured;
+    for (const Probe& q : ps.gather) model.push_back(predict(q.counts, p).latency_bound_ns), measured.push_back(q.ns);
+    detail::residuals(model, measured, out.fit.gather_rms, out.fit.gather_max);
+    out.fit.gather_probes = int(ps.gather.size());
+  }
+  return out;
 }
 
 }  // namespace lp::cachesim

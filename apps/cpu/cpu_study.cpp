@@ -16,6 +16,7 @@
 #include "cpu_reference/cpu_memory/latency.hpp"
 #include "cpu_reference/cpu_memory/multiscan.hpp"
 #include "cpu_reference/cpu_memory/multithreaded.hpp"
+#include "cpu_reference/cpu_memory/multireduce_owned.hpp"
 #include "cpu_reference/cpu_memory/perf_counters.hpp"
 #include "cpu_reference/cpu_memory/scatter_gather.hpp"
 #include "cpu_reference/multireduce/cpu_multireduce.hpp"
@@ -86,6 +87,10 @@ void add_variants(Variants& d) {
          {Out::Buckets, false, true}, {},
          [](const Ctx& c) { return cpu::multireduce_mt_scratch_bytes<T>(c.n, c.m, c.threads); },
          [](Ctx& c) { cpu::multireduce_mt<Op>(c.labels, c.values, c.n, c.m, c.threads, c.scratch, c.out); }});
+  d.add({"multireduce_owned", K, "threads each own a range of m / threads buckets; blocks of labels split by owner, then applied by the owners (issue 18)",
+         {Out::Buckets, false, true}, {},
+         [](const Ctx& c) { return cpu::multireduce_owned_scratch_bytes<T>(c.threads); },
+         [](Ctx& c) { cpu::multireduce_owned<Op>(c.labels, c.values, c.n, c.m, c.threads, c.scratch, c.out); }});
   d.add({"stream_read", K, "bandwidth ceiling: multithreaded sum of n int32 words (an input = a word)", {Out::Sum, false, true}, {}, {},
          [](Ctx& c) { c.sum = cpu::stream_read_sum(c.values, c.n, c.threads); }});
   d.add({"pointer_chase", K, "latency probe: n dependent loads along a random cycle over m x 4 bytes (ns per input = ns per load)",

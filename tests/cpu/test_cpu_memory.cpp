@@ -14,6 +14,7 @@
 #include "cpu_reference/cpu_memory/latency.hpp"
 #include "cpu_reference/cpu_memory/multiscan.hpp"
 #include "cpu_reference/cpu_memory/multithreaded.hpp"
+#include "cpu_reference/cpu_memory/multireduce_owned.hpp"
 #include "cpu_reference/cpu_memory/perf_counters.hpp"
 #include "cpu_reference/cpu_memory/scatter_gather.hpp"
 
@@ -49,6 +50,10 @@ void check_algorithms() {
             std::fill(got.begin(), got.end(), 123);
             cpu::multireduce_mt<Op>(labels.data(), values.data(), n, m, threads, scratch.data(), got.data());
             CHECK_MSG(got == want_mr, "multireduce_mt threads=" << threads << at);
+            std::vector<char> owned(cpu::multireduce_owned_scratch_bytes<T>(threads));
+            std::fill(got.begin(), got.end(), 123);
+            cpu::multireduce_owned<Op>(labels.data(), values.data(), n, m, threads, owned.data(), got.data());
+            CHECK_MSG(got == want_mr, "multireduce_owned threads=" << threads << at);
           }
 
           const auto want_scan = cpu::multiscan_brute_force<Op>(labels, values, m);

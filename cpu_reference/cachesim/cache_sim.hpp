@@ -368,8 +368,41 @@ class Simulator {
 
   void replay(std::uint64_t addr, bool is_write) {
     ++stats_.accesses;
+    if (near_hit(addr, is_write)) return;
     if (!t_.empty()) translate(addr);
     fetch(0, addr, is_write, false);
+  }
+  // Makes `want` the first of e[0..ways) if it is one of the first two; false if not.
+  static bool front_two(std::uint64_t* e, std::uint32_t ways, std::uint64_t want, std::uint64_t mask, std::uint64_t set) {
+    if ((e[0] & mask) == want) return e[0] |= set, true;
+    if (ways < 2 || (e[1] & mask) != want) return false;
+    const std::uint64_t v = e[1] | set;
+    e[1] = e[0];
+    e[0] = v;
+    return true;
+  }
+  // The common case without the general path: the page is one of the two most recent of its
+  // first-level TLB set and the line one of the two most recent of its L1 set (two streams read
+  // side by side share both), and not a prefetched line's first use (that trains the
+  // prefetcher). The state and counts are exactly what translate() and fetch() would make.
+  bool near_hit(std::uint64_t addr, bool is_write) {
+    Set& c = c_[0];
+    if (c.policy != Policy::LRU) return false;
+    const std::uint64_t line = addr >> c.line_shift;
+    std::uint64_t* e = &c.entry[(line & c.set_mask) * c.ways];
+    const std::uint64_t want = line << 2;
+    // Present among the first two and not prefetched-unused: then the TLB decides alone.
+    if ((e[0] & ~kDirty) != want && (c.ways < 2 || (e[1] & ~kDirty) != want)) return false;
+    if (!t_.empty()) {
+      TlbState& t = t_[0];
+      const std::uint64_t page = addr >> t.page_shift;
+      if (!front_two(&t.entry[(page & t.set_mask) * t.ways], t.ways, page << 2, ~std::uint64_t(0), 0)) return false;
+      ++stats_.tlbs[0].hits;
+    }
+    front_two(e, c.ways, want, ~kDirty, std::uint64_t(is_write));
+    ++stats_.levels[0].hits;
+    ++stats_.served[0];
+    return true;
   }
   void drain(std::uint32_t count) {
     for (; count; --count, --queued_, head_ = (head_ + 1) & (kQueue - 1)) replay(queue_[head_], write_[head_]);

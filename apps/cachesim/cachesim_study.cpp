@@ -115,11 +115,11 @@ std::vector<std::uint64_t> probe_sets(const cs::Hierarchy& h) {
 constexpr std::uint64_t kSmallPageProbesFrom = std::uint64_t(4) << 20;
 
 struct ProbeResult {
-  cs::Probe chase, gather;
+  cs::Probe chase, update;
   std::string pages_note;
 };
 
-// One working set: the measured chase and gather on `pages` (medians of five after a warm-up), and
+// One working set: the measured chase and update on `pages` (medians of five after a warm-up), and
 // the simulator's counts for the same streams (the same cycle and the same labels) on the
 // hierarchy with matching TLB pages.
 ProbeResult probe(const cs::Hierarchy& h, std::uint64_t bytes, cpu::PageKind pages, std::uint64_t seed) {
@@ -128,7 +128,7 @@ ProbeResult probe(const cs::Hierarchy& h, std::uint64_t bytes, cpu::PageKind pag
   const bool beyond_l2 = h.levels.size() > 1 && bytes > h.levels[1].size_bytes;
   const std::int64_t steps = beyond_l2 ? (std::int64_t(1) << 20) : (std::int64_t(1) << 22);
   const std::int64_t inputs = std::int64_t(1) << 22, sim_inputs = std::int64_t(1) << 20;
-  cpu::Region next(bytes, pages), table(bytes, pages), labels(std::size_t(inputs) * 4, pages), result(std::size_t(inputs) * 4, pages);
+  cpu::Region next(bytes, pages), table(bytes, pages), labels(std::size_t(inputs) * 4, pages);
   if (next.got() != next.asked()) r.pages_note = next.note().empty() ? "huge pages refused" : next.note();
   // One cycle through all `words` slots (a power of two) in scattered order, built in one
   // sequential pass: x -> a x + c mod words with c odd and a = 1 mod 4 has full period
@@ -137,15 +137,15 @@ ProbeResult probe(const cs::Hierarchy& h, std::uint64_t bytes, cpu::PageKind pag
   const std::uint64_t a = (pick.next() << 2) | 1, c = pick.next() | 1;
   std::uint32_t* nx = next.as<std::uint32_t>();
   for (std::uint64_t x = 0; x < words; ++x) nx[x] = std::uint32_t((a * x + c) & (words - 1));
-  const auto lab = harness::labels(inputs, words, "uniform", 1.0, harness::derive_seed(seed, "probe-gather/" + std::to_string(bytes)));
+  const auto lab = harness::labels(inputs, words, "uniform", 1.0, harness::derive_seed(seed, "probe-update/" + std::to_string(bytes)));
   std::memcpy(labels.data(), lab.data(), lab.size() * 4);
   T* tab = table.as<T>();
   for (std::uint32_t i = 0; i < words; ++i) tab[i] = T(i);
   volatile std::uint32_t sink = 0;
   sink = cpu::pointer_chase(next.as<std::uint32_t>(), std::min<std::int64_t>(words, steps), 0u);
   r.chase.ns = median_ns_per(steps, 5, [&] { sink = cpu::pointer_chase(next.as<std::uint32_t>(), steps, 0u); });
-  cpu::gather_sequential<T>(labels.as<std::uint32_t>(), tab, inputs, result.as<T>());
-  r.gather.ns = median_ns_per(inputs, 5, [&] { cpu::gather_sequential<T>(labels.as<std::uint32_t>(), tab, inputs, result.as<T>()); });
+  cpu::update_sequential<T>(labels.as<std::uint32_t>(), inputs, tab);
+  r.update.ns = median_ns_per(inputs, 5, [&] { cpu::update_sequential<T>(labels.as<std::uint32_t>(), inputs, tab); });
   (void)sink;
   const cs::Hierarchy hp = with_pages(h, pages == cpu::PageKind::Small4k ? 4096 : cpu::kHugePage);
   const double ws = double(bytes);
@@ -161,12 +161,12 @@ ProbeResult probe(const cs::Hierarchy& h, std::uint64_t bytes, cpu::PageKind pag
   {
     cs::Simulator sim(hp);
     auto acc = [&](std::uint64_t a, bool w) { sim.access(a, w); };
-    cs::gather_stream(labels.as<std::uint32_t>(), sim_inputs, acc);
+    cs::update_stream(labels.as<std::uint32_t>(), sim_inputs, acc);
     const cs::Stats before = sim.stats();
-    cs::gather_stream(labels.as<std::uint32_t>() + sim_inputs, sim_inputs, acc);
-    r.gather.counts = cs::counts_between(before, sim.stats(), double(sim_inputs), ws, 2);
+    cs::update_stream(labels.as<std::uint32_t>() + sim_inputs, sim_inputs, acc);
+    r.update.counts = cs::counts_between(before, sim.stats(), double(sim_inputs), ws, 1);
   }
-  r.chase.small_pages = r.gather.small_pages = pages == cpu::PageKind::Small4k;
+  r.chase.small_pages = r.update.small_pages = pages == cpu::PageKind::Small4k;
   return r;
 }
 
@@ -196,10 +196,10 @@ Calibration calibrate(const cs::Hierarchy& h, std::uint64_t seed) {
   for (std::uint64_t w : probe_sets(h)) {
     ProbeResult r = probe(h, w, cpu::PageKind::Thp2m, seed);
     if (c.pages_note.empty()) c.pages_note = r.pages_note;
-    c.probes.chase.push_back(r.chase), c.probes.gather.push_back(r.gather);
+    c.probes.chase.push_back(r.chase), c.probes.update.push_back(r.update);
     if (w < kSmallPageProbesFrom) continue;
     ProbeResult s = probe(h, w, cpu::PageKind::Small4k, seed);
-    c.probes.chase.push_back(s.chase), c.probes.gather.push_back(s.gather);
+    c.probes.chase.push_back(s.chase), c.probes.update.push_back(s.update);
   }
   c.probes.bytes_per_ns = read_bandwidth();
   c.cal = cs::calibrate(cs::prices_of(h), c.probes);
@@ -346,15 +346,15 @@ class CachesimPoint final : public harness::TablePoint<Variant> {
       const cs::FitReport& f = c.cal.fit;
       p["fit.chase_rms"] = f.chase_rms, p["fit.chase_max"] = f.chase_max, p["fit.chase_probes"] = std::int64_t(f.chase_probes);
       p["fit.walk_rms"] = f.walk_rms, p["fit.walk_max"] = f.walk_max, p["fit.walk_probes"] = std::int64_t(f.walk_probes);
-      p["fit.gather_rms"] = f.gather_rms, p["fit.gather_max"] = f.gather_max, p["fit.gather_probes"] = std::int64_t(f.gather_probes);
-      // The probes: measured ns per step (chase) and per input (gather) at each working set, on
+      p["fit.update_rms"] = f.update_rms, p["fit.update_max"] = f.update_max, p["fit.update_probes"] = std::int64_t(f.update_probes);
+      // The probes: measured ns per step (chase) and per input (update) at each working set, on
       // 2 MiB pages and ("_4k") on 4 KiB pages; the latency curves are read from the chases.
       auto put_probe = [&](const char* what, const cs::Probe& q) {
         const std::string at = std::to_string(std::uint64_t(q.counts.working_set_bytes) >> 10) + "KiB";
         p[std::string("probe.") + what + (q.small_pages ? "_4k." : ".") + at] = q.ns;
       };
       for (const cs::Probe& q : c.probes.chase) put_probe("chase_ns", q);
-      for (const cs::Probe& q : c.probes.gather) put_probe("gather_ns", q);
+      for (const cs::Probe& q : c.probes.update) put_probe("update_ns", q);
       auto put_curve = [&](const std::string& key, const cs::Curve& cv) {
         for (std::size_t i = 0; i < cv.value.size() && cv.value.size() > 1; ++i)
           p[key + std::to_string(std::uint64_t(std::exp2(cv.log2_bytes[i])) >> 10) + "KiB"] = cv.value[i];

@@ -1,6 +1,6 @@
 // Address streams of the CPU algorithms for the cache simulator (thesis §2.4, issue 6): the loads
 // and stores of cpu_reference's Alg 2.2 (multireduce) and Alg 2.4 (partial radix sort, then
-// Alg 2.2), and of the two calibration probes (dependent pointer chase, independent gather), in
+// Alg 2.2), and of the two calibration probes (dependent pointer chase, independent update), in
 // program order. Each array sits at its own 1 TiB-aligned virtual base: the real arrays are
 // 2 MiB-aligned mmaps, so their line and page offsets are the same, and no two arrays share a
 // page. A sink is called as sink(address, is_write); a read-modify-write of a bucket is one access
@@ -99,15 +99,14 @@ std::uint32_t chase_stream(const std::uint32_t* next, std::int64_t steps, std::u
   return p;
 }
 
-// Its independent counterpart: result[i] = table[labels[i]] (cpu::gather_sequential), whose loads
-// do not wait for each other.
+// The overlap probe of the model (issue 18): table[labels[i]] += 1 (cpu::update_sequential), one
+// read-modify-write per input that waits for no other, as the multireduce's bucket update.
 template <class Sink>
-void gather_stream(const std::uint32_t* labels, std::int64_t n, Sink&& sink) {
-  const std::uint64_t L = base(Array::Labels), T = base(Array::Table), R = base(Array::Result);
+void update_stream(const std::uint32_t* labels, std::int64_t n, Sink&& sink) {
+  const std::uint64_t L = base(Array::Labels), T = base(Array::Table);
   for (std::int64_t i = 0; i < n; ++i) {
     sink(L + 4ull * std::uint64_t(i), false);
-    sink(T + 4ull * labels[i], false);
-    sink(R + 4ull * std::uint64_t(i), true);
+    sink(T + 4ull * labels[i], true);
   }
 }
 

@@ -6,8 +6,10 @@
 //    accesses served by level k cost latency_k / mlp_k each (mlp_k: how many are in flight), and
 //    a phase is never faster than its memory traffic at the bandwidth of its own stream count.
 // Issue 18: a level's latency is a curve over the working set (the measured pointer-chase curve:
-// on a VM an "L3" of 300 MiB costs 27 ns at 4 MiB and 92 ns at 16 MiB), so is its overlap (a
-// least-squares line through what every gather probe implies), the page-walk price is a fit over
+// on a VM an "L3" of 300 MiB costs 27 ns at 4 MiB and 92 ns at 16 MiB), so is its overlap (from
+// update probes: independent read-modify-writes, the multireduce's kind of access, which overlap
+// less than independent reads where a line is updated again while its update is in flight), the
+// page-walk price is a fit over
 // several 4 KiB-page chases, every fit reports its residual, and a stream is priced phase by phase
 // (count, scatter, reduce), each with its own working set and stream count.
 #pragma once
@@ -101,17 +103,23 @@ struct Prediction {
   double latency_bound_ns = 0, bandwidth_bound_ns = 0;
 };
 
+// The overlap model's latency bound is max(core, beyond): the L1 hits the core works through, and
+// the misses beyond it (each level's share at its overlap, and the walks), which proceed while the
+// core goes on with the hits. Summing them (issue 6's form) charged a memory-bound loop for its
+// L1-served stream accesses as well, +30-50% beyond the caches on the dev VM.
 inline Prediction predict(const Counts& c, const Prices& p) {
   Prediction r;
+  double core = 0, beyond = 0;
   for (std::size_t k = 0; k < c.served.size(); ++k) {
     const double lat = p.latency[k].at(c.working_set_bytes);
     r.sequential_ns += c.served[k] * lat;
-    r.latency_bound_ns += c.served[k] * lat / std::max(p.mlp[k].at(c.working_set_bytes), 1e-9);
+    (k == 0 ? core : beyond) += c.served[k] * lat / std::max(p.mlp[k].at(c.working_set_bytes), 1e-9);
   }
   for (std::size_t t = 0; t < c.tlb_miss.size(); ++t) {
     r.sequential_ns += c.tlb_miss[t] * p.walk_ns[t];
-    r.latency_bound_ns += c.tlb_miss[t] * p.walk_ns[t] / std::max(p.walk_mlp, 1e-9);
+    beyond += c.tlb_miss[t] * p.walk_ns[t] / std::max(p.walk_mlp, 1e-9);
   }
+  r.latency_bound_ns = std::max(core, beyond);
   const double bw = p.bandwidth(c.streams);
   r.bandwidth_bound_ns = bw > 0 ? c.memory_lines * p.line_bytes / bw : 0;
   r.overlap_ns = std::max(r.latency_bound_ns, r.bandwidth_bound_ns);
@@ -129,7 +137,7 @@ inline Prediction predict(const std::vector<Counts>& phases, const Prices& p) {
   return r;
 }
 
-// One host probe: its measured ns per step (chase) or per input (gather), and the simulator's
+// One host probe: its measured ns per step (chase) or per input (update), and the simulator's
 // counts for the same stream; counts.working_set_bytes is the probe's working set.
 struct Probe {
   Counts counts;
@@ -138,15 +146,15 @@ struct Probe {
 };
 
 struct ProbeSet {
-  std::vector<Probe> chase, gather;
+  std::vector<Probe> chase, update;
   std::vector<double> bytes_per_ns;  // the read bandwidth by stream count (Prices::bytes_per_ns)
 };
 
 // How well the calibrated prices reproduce the probes: root mean square and largest relative
 // residual (model / measured - 1) of each family of probes.
 struct FitReport {
-  double chase_rms = 0, chase_max = 0, walk_rms = 0, walk_max = 0, gather_rms = 0, gather_max = 0;
-  int chase_probes = 0, walk_probes = 0, gather_probes = 0;
+  double chase_rms = 0, chase_max = 0, walk_rms = 0, walk_max = 0, update_rms = 0, update_max = 0;
+  int chase_probes = 0, walk_probes = 0, update_probes = 0;
 };
 
 struct Calibrated {
@@ -157,6 +165,25 @@ struct Calibrated {
 namespace detail {
 inline std::size_t dominant(const Counts& c) {
   return std::size_t(std::max_element(c.served.begin(), c.served.end()) - c.served.begin());
+}
+// The level whose overlap an update probe measures: the farthest that serves at least 0.3 accesses
+// per input (its table updates, however many stream accesses the L1 serves besides).
+inline std::size_t overlap_level(const Counts& c) {
+  for (std::size_t k = c.served.size(); k-- > 1;)
+    if (c.served[k] >= 0.3) return k;
+  return 0;
+}
+// Tukey's running median of three, with his end-point rule: one probe off by noise (a VM's speed
+// flips while it runs) moves no point of the curve, while a trend over several probes stays.
+inline std::vector<double> running_median3(const std::vector<double>& y) {
+  const std::size_t n = y.size();
+  if (n < 3) return y;
+  auto med = [](double a, double b, double c) { return std::max(std::min(a, b), std::min(std::max(a, b), c)); };
+  std::vector<double> s(y);
+  for (std::size_t i = 1; i + 1 < n; ++i) s[i] = med(y[i - 1], y[i], y[i + 1]);
+  s[0] = med(y[0], s[1], 3 * s[1] - 2 * s[2]);
+  s[n - 1] = med(y[n - 1], s[n - 2], 3 * s[n - 2] - 2 * s[n - 3]);
+  return s;
 }
 inline double walks(const Counts& c, const std::vector<double>& walk_ns) {
   double s = 0;
@@ -182,8 +209,8 @@ inline double clamp_mlp(double x) { return x > 0 && x == x ? std::min(std::max(x
 //     sweeps, since a probe's share of other levels is priced by their curves).
 //  2. The walk of the last probed TLB level: a least-squares slope over every 4 KiB-page chase
 //     (its time beyond the latencies against its misses); earlier probed levels cost 0.
-//  3. Overlaps: each level's mlp a curve through the overlaps its 2 MiB-page gather probes imply,
-//     and 1/walk_mlp a least-squares slope over the 4 KiB-page gathers; all kept in [1, 64].
+//  3. Overlaps: each level's mlp a curve through the overlaps its 2 MiB-page update probes imply,
+//     and 1/walk_mlp a least-squares slope over the 4 KiB-page updates; all kept in [1, 64].
 // Every fit reports its residual, so a reader sees how far the model is from the probes it was
 // fitted to before looking at anything it predicts.
 inline Calibrated calibrate(const Prices& given, const ProbeSet& ps) {
@@ -254,52 +281,55 @@ inline Calibrated calibrate(const Prices& given, const ProbeSet& ps) {
     detail::residuals(wm, wmeas, out.fit.walk_rms, out.fit.walk_max);
     out.fit.chase_probes = int(large.size()), out.fit.walk_probes = int(small.size());
   }
-  // Overlaps: each gather probe, after the other levels' and the walks' share of its time, gives
-  // one overlap of the level that takes most of its time, a point of that level's overlap curve
-  // (Gauss-Seidel sweeps, as for the latencies; each probe is a median of five runs).
+  // Overlaps: each update probe, after the other levels' and the walks' share of its time, gives
+  // one overlap of the level whose table updates it times, a point of that level's overlap curve,
+  // smoothed by a running median of three (Gauss-Seidel sweeps, as for the latencies; each probe
+  // is itself a median of five runs).
   for (std::size_t k = 0; k < K; ++k)
     if (mlp_unknown[k]) p.mlp[k] = Curve::constant(8);
   if (walk_mlp_unknown) p.walk_mlp = 4;
-  for (int sweep = 0; sweep < 10 && !ps.gather.empty(); ++sweep) {
+  for (int sweep = 0; sweep < 10 && !ps.update.empty(); ++sweep) {
     for (std::size_t k = 0; k < K; ++k) {
       if (!mlp_unknown[k]) continue;
       std::vector<double> x, y;
-      for (const Probe& q : ps.gather) {
+      for (const Probe& q : ps.update) {
         const Counts& n = q.counts;
         const double ws = n.working_set_bytes;
-        std::size_t top = 0;
-        for (std::size_t j = 1; j < K; ++j)
-          if (n.served[j] * p.latency[j].at(ws) > n.served[top] * p.latency[top].at(ws)) top = j;
-        if (top != k) continue;
-        double rest = detail::walks(n, p.walk_ns) / p.walk_mlp;
-        for (std::size_t j = 0; j < K; ++j)
-          if (j != k) rest += n.served[j] * p.latency[j].at(ws) / p.mlp[j].at(ws);
+        if (detail::overlap_level(n) != k) continue;
+        // Its level's share: all of the time for the L1 (the core's), else what the other levels
+        // beyond the L1 and the walks leave (predict's max(core, beyond)).
+        double rest = 0;
+        if (k > 0) {
+          rest = detail::walks(n, p.walk_ns) / p.walk_mlp;
+          for (std::size_t j = 1; j < K; ++j)
+            if (j != k) rest += n.served[j] * p.latency[j].at(ws) / p.mlp[j].at(ws);
+        }
         const double own = n.served[k] * p.latency[k].at(ws), left = q.ns - rest;
         if (!q.small_pages) x.push_back(std::log2(ws)), y.push_back(detail::clamp_mlp(left > 0 ? own / left : 64));
       }
-      if (!x.empty()) p.mlp[k] = Curve{x, y};
+      if (!x.empty()) p.mlp[k] = Curve{x, detail::running_median3(y)};
     }
-    if (walk_mlp_unknown) {  // 1/walk_mlp: a least-squares slope over the 4 KiB-page gathers
+    if (walk_mlp_unknown) {  // 1/walk_mlp: a least-squares slope over the 4 KiB-page updates
       double num = 0, den = 0;
-      for (const Probe& q : ps.gather) {
+      for (const Probe& q : ps.update) {
         if (!q.small_pages) continue;
         const Counts& n = q.counts;
         double y = q.ns;
-        for (std::size_t j = 0; j < K; ++j) y -= n.served[j] * p.latency[j].at(n.working_set_bytes) / p.mlp[j].at(n.working_set_bytes);
+        for (std::size_t j = 1; j < K; ++j) y -= n.served[j] * p.latency[j].at(n.working_set_bytes) / p.mlp[j].at(n.working_set_bytes);
         const double w = detail::walks(n, p.walk_ns), wt = 1 / (q.ns * q.ns);
         num += wt * w * y, den += wt * w * w;
       }
       p.walk_mlp = den > 0 && num > 0 ? detail::clamp_mlp(den / num) : 64;
     }
   }
-  for (std::size_t k = 0; k < K; ++k)  // no gather probes: no overlap
+  for (std::size_t k = 0; k < K; ++k)  // no update probes: no overlap
     if (p.mlp[k].value.size() == 1 && p.mlp[k].value[0] == 0) p.mlp[k] = Curve::constant(1);
   if (p.walk_mlp == 0) p.walk_mlp = 1;
   {
     std::vector<double> model, measured;
-    for (const Probe& q : ps.gather) model.push_back(predict(q.counts, p).latency_bound_ns), measured.push_back(q.ns);
-    detail::residuals(model, measured, out.fit.gather_rms, out.fit.gather_max);
-    out.fit.gather_probes = int(ps.gather.size());
+    for (const Probe& q : ps.update) model.push_back(predict(q.counts, p).latency_bound_ns), measured.push_back(q.ns);
+    detail::residuals(model, measured, out.fit.update_rms, out.fit.update_max);
+    out.fit.update_probes = int(ps.update.size());
   }
   return out;
 }

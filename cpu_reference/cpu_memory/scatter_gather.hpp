@@ -71,6 +71,13 @@ void gather_sequential(const std::uint32_t* labels, const T* table, std::int64_t
   for (std::int64_t i = 0; i < n; ++i) result[i] = table[labels[i]];
 }
 
+// The overlap probe of the cache simulator's model (issue 18): table[l_i] += 1, independent
+// read-modify-writes of an m-entry table, the multireduce's bucket access without its values.
+template <class T>
+void update_sequential(const std::uint32_t* labels, std::int64_t n, T* table) {
+  for (std::int64_t i = 0; i < n; ++i) table[labels[i]] += T(1);
+}
+
 // Alg 2.6: sort the labels (with their positions) by the top sort_bits bits, gather from the table
 // in sorted order (each segment touches a window of 2^(bits - sort_bits) table entries, so the
 // table reads hit cache), and write each result back to its input position. The thesis gathers

@@ -407,11 +407,12 @@ def threads_m(res, out):
     doc, recs = load(res, "cpu.json")
     pick = lambda v: {r["params"]["m"]: r["GBps"] for r in lpresults.select(recs, variant=v, pages="2m", threads=0, sort_bits=0)}  # noqa: E731
     sr, mt, ow = pick("stream_read"), pick("multireduce_mt"), pick("multireduce_owned")
+    pr, pa = pick("multireduce_private"), pick("multireduce_partition")
     if not sr or not (mt or ow):
         return lpresults.skip("threads_m.png", "no all-thread multireduce_mt/owned and stream_read records")
     fig, ax = plt.subplots(figsize=(8, 5))
-    for d, style, label in ((mt, "o-", "multireduce_mt (private buckets to 2^16, then radix partitioning)"),
-                            (ow, "s--", "multireduce_owned (threads own bucket ranges)")):
+    for d, style, label in ((mt, "o-", "multireduce_mt (auto)"), (pr, "v:", "private buckets at every m"),
+                            (pa, "^:", "radix partitioning at every m"), (ow, "s--", "multireduce_owned (threads own bucket ranges)")):
         ms = sorted(m for m in d if m in sr)
         if ms:
             ax.plot(ms, [d[m] / sr[m] for m in ms], style, label=label)

@@ -87,6 +87,14 @@ void add_variants(Variants& d) {
          {Out::Buckets, false, true}, {},
          [](const Ctx& c) { return cpu::multireduce_mt_scratch_bytes<T>(c.n, c.m, c.threads); },
          [](Ctx& c) { cpu::multireduce_mt<Op>(c.labels, c.values, c.n, c.m, c.threads, c.scratch, c.out); }});
+  d.add({"multireduce_private", K, "multireduce_mt's private buckets at every m (threads x m buckets, then a merge): issue 18 measures where they stop paying",
+         {Out::Buckets, false, true}, {},
+         [](const Ctx& c) { return cpu::multireduce_mt_scratch_bytes<T>(c.n, c.m, c.threads, cpu::MtPath::Private); },
+         [](Ctx& c) { cpu::multireduce_mt<Op>(c.labels, c.values, c.n, c.m, c.threads, c.scratch, c.out, cpu::MtPath::Private); }});
+  d.add({"multireduce_partition", K, "multireduce_mt's radix partitioning at every m",
+         {Out::Buckets, false, true}, {},
+         [](const Ctx& c) { return cpu::multireduce_mt_scratch_bytes<T>(c.n, c.m, c.threads, cpu::MtPath::Partition); },
+         [](Ctx& c) { cpu::multireduce_mt<Op>(c.labels, c.values, c.n, c.m, c.threads, c.scratch, c.out, cpu::MtPath::Partition); }});
   d.add({"multireduce_owned", K, "threads each own a range of m / threads buckets; blocks of labels split by owner, then applied by the owners (issue 18)",
          {Out::Buckets, false, true}, {},
          [](const Ctx& c) { return cpu::multireduce_owned_scratch_bytes<T>(c.threads); },

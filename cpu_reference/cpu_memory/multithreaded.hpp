@@ -25,14 +25,21 @@ constexpr std::uint32_t kMtPrivateMaxBuckets = 1u << 16;
 // scatter's write streams stay few enough for the write-combining buffers and the TLB.
 constexpr int kMtPartitionBucketBits = 15, kMtMaxPartitionBits = 10;
 
+// Which path multireduce_mt takes: Auto chooses by m (private copies up to kMtPrivateMaxBuckets),
+// the others force one (issue 18 measures both at every m).
+enum class MtPath { Auto, Private, Partition };
+inline bool mt_private(std::uint32_t m, MtPath path) {
+  return path == MtPath::Private || (path == MtPath::Auto && m <= kMtPrivateMaxBuckets);
+}
+
 inline int mt_partition_bits(std::uint32_t m) {
   return std::clamp(label_bits(m) - kMtPartitionBucketBits, 1, kMtMaxPartitionBits);
 }
 
 template <class T>
-std::size_t multireduce_mt_scratch_bytes(std::int64_t n, std::uint32_t m, int threads) {
+std::size_t multireduce_mt_scratch_bytes(std::int64_t n, std::uint32_t m, int threads, MtPath path = MtPath::Auto) {
   threads = resolve_threads(threads);
-  if (m <= kMtPrivateMaxBuckets) return std::size_t(threads) * m * sizeof(T);
+  if (mt_private(m, path)) return std::size_t(threads) * m * sizeof(T);
   const std::size_t parts = std::size_t(1) << mt_partition_bits(m);
   return std::size_t(n) * (sizeof(std::uint32_t) + sizeof(T)) + alignof(T) + 2 * parts * threads * sizeof(std::int64_t) + 64;
 }
@@ -52,11 +59,11 @@ void run_threads(int threads, F f) {
 // (the decimal study's price × quantity).
 template <class Op, class ValueAt>
 void multireduce_mt_by(const std::uint32_t* labels, ValueAt value_at, std::int64_t n, std::uint32_t m, int threads, void* scratch,
-                       typename Op::value_type* buckets) {
+                       typename Op::value_type* buckets, MtPath path = MtPath::Auto) {
   using T = typename Op::value_type;
   threads = resolve_threads(threads);
   auto lo = [&](int t) { return n * t / threads; };
-  if (m <= kMtPrivateMaxBuckets) {
+  if (mt_private(m, path)) {
     T* priv = static_cast<T*>(scratch);
     run_threads(threads, [&](int t) {
       T* mine = priv + std::size_t(t) * m;
@@ -120,8 +127,8 @@ void multireduce_mt_by(const std::uint32_t* labels, ValueAt value_at, std::int64
 
 template <class Op>
 void multireduce_mt(const std::uint32_t* labels, const typename Op::value_type* values, std::int64_t n, std::uint32_t m, int threads,
-                    void* scratch, typename Op::value_type* buckets) {
-  multireduce_mt_by<Op>(labels, [values](std::int64_t i) { return values[i]; }, n, m, threads, scratch, buckets);
+                    void* scratch, typename Op::value_type* buckets, MtPath path = MtPath::Auto) {
+  multireduce_mt_by<Op>(labels, [values](std::int64_t i) { return values[i]; }, n, m, threads, scratch, buckets, path);
 }
 
 // Streaming read: the sum of n int32 words on `threads` threads, four independent accumulators per

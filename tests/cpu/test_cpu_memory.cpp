@@ -50,6 +50,12 @@ void check_algorithms() {
             std::fill(got.begin(), got.end(), 123);
             cpu::multireduce_mt<Op>(labels.data(), values.data(), n, m, threads, scratch.data(), got.data());
             CHECK_MSG(got == want_mr, "multireduce_mt threads=" << threads << at);
+            for (cpu::MtPath path : {cpu::MtPath::Private, cpu::MtPath::Partition}) {
+              std::vector<char> forced(cpu::multireduce_mt_scratch_bytes<T>(n, m, threads, path) + 8);
+              std::fill(got.begin(), got.end(), 123);
+              cpu::multireduce_mt<Op>(labels.data(), values.data(), n, m, threads, forced.data(), got.data(), path);
+              CHECK_MSG(got == want_mr, "multireduce_mt path=" << int(path) << " threads=" << threads << at);
+            }
             std::vector<char> owned(cpu::multireduce_owned_scratch_bytes<T>(threads));
             std::fill(got.begin(), got.end(), 123);
             cpu::multireduce_owned<Op>(labels.data(), values.data(), n, m, threads, owned.data(), got.data());

@@ -22,9 +22,11 @@
 // Speed matters (the study replays 2^26-access streams for many m), so the hot path uses flat
 // arrays, shift/mask set indexing and no allocation; LRU sets are kept in move-to-front order
 // (the lines in use sit at the first ways, found at once), searched four ways per SSE2 step past
-// the first four, and the big levels' tags are prefetched ahead (batched replay, access()).
-// Issue 18 measured the alternatives: per-way recency stamps and per-set rank bytes both read or
-// rewrite every way on every hit and were slower; the ways of a wide TLB are found late with them.
+// the first four, and an access whose page and line are among the first two of their sets takes a
+// short path (near_hit). Issue 18 measured the alternatives: per-way recency stamps and per-set
+// rank bytes both read or rewrite every way on every hit and were slower; a queue that prefetched
+// the big levels' sets ahead (batched replay) cost 40% while the buckets fit in L1 and gained
+// nothing reliable beyond.
 #pragma once
 #include <nlohmann/json.hpp>
 
@@ -331,31 +333,16 @@ class Simulator {
       stats_.tlbs.push_back({t.name});
     }
     stats_.served.assign(h.levels.size() + 1, 0);
-    for (std::size_t i = 0; i < c_.size(); ++i)
-      if (c_[i].entry.size() * sizeof(std::uint64_t) > kBigTags) big_.push_back(i);
   }
 
-  // Levels whose tags outgrow the host's own caches (the GPU host's 304 MiB L3 has 40 MB of
-  // them) are looked up through a short queue: each access waits kQueue / 2 to kQueue accesses
-  // while its sets there are prefetched, so the host's misses on them overlap (batched replay).
-  // Order and counts are exactly those of replaying each access at once; stats() drains the queue.
   void access(std::uint64_t addr, bool is_write) {
-    if (big_.empty()) return replay(addr, is_write);
-    if (queued_ == kQueue) drain(kQueue / 2);
-    const std::uint32_t slot = (head_ + queued_) & (kQueue - 1);
-    queue_[slot] = addr;
-    write_[slot] = is_write;
-    ++queued_;
-    for (std::size_t i : big_) {
-      const Set& c = c_[i];
-      __builtin_prefetch(&c.entry[((addr >> c.line_shift) & c.set_mask) * c.ways]);
-    }
+    ++stats_.accesses;
+    if (near_hit(addr, is_write)) return;
+    if (!t_.empty()) translate(addr);
+    fetch(0, addr, is_write, false);
   }
 
-  const Stats& stats() {
-    drain(queued_);
-    return stats_;
-  }
+  const Stats& stats() const { return stats_; }
   const Hierarchy& hierarchy() const { return h_; }
 
  private:
@@ -363,15 +350,7 @@ class Simulator {
   // empty way (no real line number reaches 2^62 - 1).
   static constexpr std::uint64_t kDirty = 1, kPrefetched = 2, kFlags = 3;
   static constexpr std::uint64_t kInvalid = ~std::uint64_t(0);
-  static constexpr std::uint32_t kQueue = 16;              // a power of two
-  static constexpr std::size_t kBigTags = std::size_t(2) << 20;  // bytes of tags: beyond a host's L2
 
-  void replay(std::uint64_t addr, bool is_write) {
-    ++stats_.accesses;
-    if (near_hit(addr, is_write)) return;
-    if (!t_.empty()) translate(addr);
-    fetch(0, addr, is_write, false);
-  }
   // Makes `want` the first of e[0..ways) if it is one of the first two; false if not.
   static bool front_two(std::uint64_t* e, std::uint32_t ways, std::uint64_t want, std::uint64_t mask, std::uint64_t set) {
     if ((e[0] & mask) == want) return e[0] |= set, true;
@@ -403,9 +382,6 @@ class Simulator {
     ++stats_.levels[0].hits;
     ++stats_.served[0];
     return true;
-  }
-  void drain(std::uint32_t count) {
-    for (; count; --count, --queued_, head_ = (head_ + 1) & (kQueue - 1)) replay(queue_[head_], write_[head_]);
   }
 
   struct Set {  // one cache level: sets x ways entries, set-major
@@ -598,10 +574,6 @@ class Simulator {
   std::vector<Set> c_;
   std::vector<TlbState> t_;
   Stats stats_;
-  std::vector<std::size_t> big_;  // levels looked up through the queue
-  std::uint64_t queue_[kQueue] = {};
-  bool write_[kQueue] = {};
-  std::uint32_t head_ = 0, queued_ = 0;
 };
 
 }  // namespace lp::cachesim

@@ -32,10 +32,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
-#include <cstring>
 #include <vector>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -426,13 +426,7 @@ class Simulator {
   static int lookup(Set& c, std::uint64_t line, bool dirty) {
     const std::uint64_t set = line & c.set_mask;
     std::uint64_t* e = &c.entry[set * c.ways];
-    const std::uint64_t want = line << 2;
-    if (c.policy == Policy::LRU && (e[0] & ~kFlags) == want) {  // the most recent line: no recency change
-      const int first_use = (e[0] & kPrefetched) ? 2 : 1;
-      e[0] = (e[0] & ~kPrefetched) | std::uint64_t(dirty);
-      return first_use;
-    }
-    const int w = detail::find_way(e, c.ways, want);
+    const int w = detail::find_way(e, c.ways, line << 2);
     if (w < 0) return 0;
     const int first_use = (e[w] & kPrefetched) ? 2 : 1;
     const std::uint64_t v = (e[w] & ~kPrefetched) | std::uint64_t(dirty);
@@ -450,7 +444,7 @@ class Simulator {
     Set& c = c_[i];
     const std::uint64_t set = line & c.set_mask;
     std::uint64_t* e = &c.entry[set * c.ways];
-    std::uint32_t w = c.ways - 1;
+    std::uint32_t w = c.ways - 1;  // LRU: empty ways always sit at the tail, so the tail is the victim
     if (c.policy != Policy::LRU) {
       const int empty = detail::find_way(e, c.ways, kInvalid & ~kFlags);
       w = empty >= 0 ? std::uint32_t(empty)

@@ -275,7 +275,6 @@ class CachesimPoint final : public harness::TablePoint<Variant> {
         std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / double(n_));
   }
   void simulate_point() { last_ = simulate(sort_bits_); }
-  void replay_point() { last_ = simulate(sort_bits_); }
   // The sweep is a deterministic replay of this point's labels: the harness's repetitions reuse
   // the first (the point's parameters fix everything it depends on), so a repetition costs nothing.
   void sweep_sort_bits() {
@@ -519,7 +518,7 @@ void add_variants(Variants& d) {
          {Does::Simulate}, {}, {}, [](Ctx& c) { c.point->simulate_point(); }});
   d.add({"replay", VariantKind::Cpu,
          "the simulator's speed: replays Alg 2.2 / 2.4's accesses through the hierarchy and prices nothing (no probes, any hierarchy on any host); metrics: counts and simulated accesses per second",
-         {Does::Replay}, {}, {}, [](Ctx& c) { c.point->replay_point(); }});
+         {Does::Replay}, {}, {}, [](Ctx& c) { c.point->simulate_point(); }});
   d.add({"recommend_sort_bits", VariantKind::Cpu, "simulates Alg 2.4 for sort_bits 0..max_sort_bits and reports the best per model",
          {Does::Recommend}, {}, {}, [](Ctx& c) { c.point->sweep_sort_bits(); }});
 }

@@ -42,6 +42,9 @@ JOBS = [
      "h100/decimal/decimal.json+h100-host/decimal/decimal.json+h100-host/decimal/duckdb.json", "h100/decimal/figures"),
     ("several GPUs (two H200s)", "plot_scaling.py", "h200x2/issue16", "h200x2/issue16/figures"),
     ("several GPUs (four H100s)", "plot_gpus.py", "h100x4/scaleout", "h100x4/scaleout/figures"),
+    ("regret", "plot_regret.py", "h100/regret/judged", "h100/regret/judged/figures"),
+    ("regret, fitting draw", "plot_regret.py", "h100/regret/fit", "h100/regret/fit/figures"),
+    ("regret, the first rules (partial)", "plot_regret.py", "h100/regret/fit/first_rules", "h100/regret/fit/first_rules/figures"),
 ]
 
 # Studies whose results may not be committed yet (a study lands before its first GPU run): their
@@ -49,7 +52,7 @@ JOBS = [
 # and is left out until then; a later input still missing (the host's run) is the plotting script's
 # to skip in one line, and the figures are made without it. Every other job's missing figures still
 # fail --check.
-OPTIONAL = {"decimal (H100, its host's CPU query and DuckDB)", "sortedsearch ratios"}
+OPTIONAL = {"decimal (H100, its host's CPU query and DuckDB)", "sortedsearch ratios", "regret"}
 
 
 def active_jobs(results):
@@ -105,7 +108,13 @@ REFERENCE = {
     "sortedsearch_gpus": "beyond ModernGPU: sorted search over several GPUs, merge-path cuts and the gather (issue 16)",
     "streaming_gpus": "beyond the documents: 32 GiB streamed from host memory to 1, 2 and 4 GPUs against the probe (issue 17)",
     "gpus_targets": "beyond the documents: issues 16 and 17's targets on four GPUs as measured ratios, and the model's error",
+    "regret": "ours, beyond the documents: every study's auto against the best variant and the best peer at the regret sweep's "
+              "random points (configs/regret/), the targets as measured",
 }
+# The regret sweep's figures (scripts/plot_regret.py): one per study.
+REFERENCE.update({f"regret_{s}": f"ours, beyond the documents: {s}'s {a} against the best other variant at the regret sweep's random points"
+                  for s, a in [(s, "auto") for s in ("multireduce", "multiscan", "histogram", "scatter", "patched", "join", "decimal")]
+                  + [("sortedsearch", "auto_lower, auto_upper and auto_complete")]})
 
 
 def regenerate(results, out):

@@ -6,6 +6,11 @@ import os
 import sys
 
 
+# The folder of a machine's results that holds the regret sweeps (scripts/plot_regret.py): the study
+# scripts that read every file below a machine's folder leave it out.
+REGRET_DIR = "regret"
+
+
 def load(path):
     with open(path) as f:
         doc = json.load(f)

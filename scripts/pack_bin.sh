@@ -8,7 +8,7 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin" .device/carry
 if [ $# -gt 0 ]; then  # only these studies: their bench-<study> and test_gpu_<study>
-  cp build/bin/bench build/bin/test_gpu_fuzz "$stage/bin/"
+  cp build/bin/bench build/bin/test_gpu_fuzz build/bin/test_gpu_profile "$stage/bin/"
   for s in "$@"; do cp build/bin/bench-"$s" build/bin/test_gpu_"$s" "$stage/bin/"; done
 else
   cp build/bin/bench build/bin/bench-* build/bin/test_gpu_* "$stage/bin/"

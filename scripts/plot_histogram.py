@@ -60,6 +60,8 @@ def load_all(results):
     """(doc of the first file, validated records of all files), later files winning on equal keys."""
     first, recs = None, {}
     for path in sorted(glob.glob(os.path.join(results, "**", "*.json"), recursive=True)):
+        if lpresults.REGRET_DIR in os.path.relpath(path, results).split(os.sep):
+            continue  # the regret sweep's random points are plot_regret.py's
         try:
             doc = lpresults.load(path)
         except (ValueError, SystemExit, KeyError):

@@ -75,6 +75,8 @@ M_AXIS = {"scatter": "buckets m (log2)", "gather": "table entries m (log2)"}
 def load_input(src):
     """(first doc, validated records) of a file or of every scatter-study *.json under a folder."""
     paths = sorted(glob.glob(os.path.join(src, "**", "*.json"), recursive=True)) if os.path.isdir(src) else [src]
+    # The regret sweep's random points are plot_regret.py's.
+    paths = [p for p in paths if lpresults.REGRET_DIR not in os.path.relpath(p, src).split(os.sep)]
     first, recs = None, {}
     for path in paths:
         try:

@@ -106,6 +106,12 @@ def draw(docs, recs, styles, path, title):
     lpresults.write_figure(fig, path, dpi=110)
 
 
+def auto_plan(r):
+    """The plan auto ran: the shared metric `plan`, `chose` in results from before it took the shared record."""
+    m = r.get("metrics") or {}
+    return m.get("plan", m.get("chose", ""))
+
+
 def targets(docs, recs, path):
     """Issue 21's targets at every ratio of every panel."""
     rows = []
@@ -127,7 +133,7 @@ def targets(docs, recs, path):
             met = vs_mp >= 1.3 and (vs_th >= 4 if within else vs_th >= 1.0)
             comp = v.get("auto_complete")
             cf = lpresults.copy_fraction(docs[id(comp)], comp) if comp else None
-            rows.append([name, f"{x:.4g}", (a.get("metrics") or {}).get("chose", ""), f"{t:.3f}", f"{lpresults.copy_fraction(docs[id(a)], a):.2f}",
+            rows.append([name, f"{x:.4g}", auto_plan(a), f"{t:.3f}", f"{lpresults.copy_fraction(docs[id(a)], a):.2f}",
                          f"{vs_mp:.2f}", f"{vs_th:.2f}", "met" if met else "not met", f"{cf:.2f}" if cf is not None else ""])
     head = ["inputs", "|B|/|A|", "auto runs", "auto ms", "auto / copy ceiling", "mergepath / auto (>= 1.3)",
             "thrust / auto (>= 4 in 1/16..16, else >= 1)", "both", "auto_complete / copy ceiling"]

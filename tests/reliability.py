@@ -88,7 +88,8 @@ def key(rec):
 
 
 def outcome(rec):
-    return rec["status"], rec["validation"], rec["note"]
+    # An auto's plan is part of its outcome: a decision must not depend on what ran before it.
+    return rec["status"], rec["validation"], rec["note"], (rec.get("metrics") or {}).get("plan")
 
 
 def size(v):

@@ -17,6 +17,7 @@
 
 #include "apps/harness/datagen.hpp"
 #include "apps/harness/device_buffer.hpp"
+#include "apps/harness/label_axes.hpp"
 #include "cpu_reference/decimal/fixed_point.hpp"
 #include "cpu_reference/decimal/spark_types.hpp"
 #include "decimal_study.hpp"
@@ -77,10 +78,11 @@ class DecimalPoint final : public harness::TablePoint<Def> {
     ctx_.m = m;
     ctx_.threads = int(harness::as_int(p, "threads"));
     // The type and the overflow mode are not in the tag: the three queries read the same rows.
-    const std::string tag = std::to_string(n) + "/" + std::to_string(m) + "/" + dist + "/" + harness::to_string(p.at("zipf_s")) + "/" +
-                            std::to_string(precision_) + "/" + std::to_string(scale_);
+    std::string tag = std::to_string(n) + "/" + std::to_string(m) + "/" + dist + "/" + harness::to_string(p.at("zipf_s")) + "/" +
+                      std::to_string(precision_) + "/" + std::to_string(scale_);
+    if (harness::uses_run_length(dist)) tag += "/" + harness::to_string(p.at("run_length"));
     sales_ = make_sales(n, m, dist, harness::as_real(p, "zipf_s"), precision_, scale_, ctx_.type == Type::Double,
-                        harness::derive_seed(seed, "sales/" + tag));
+                        harness::derive_seed(seed, "sales/" + tag), harness::as_real(p, "run_length"));
     ctx_.rows = {sales_.labels.data(), sales_.price.data(), sales_.price_f.empty() ? nullptr : sales_.price_f.data(), sales_.qty.data(), n, m};
     // The exact answer; the double query is judged against decimal128's.
     want_ = cd::reference(ctx_.rows, ctx_.type == Type::Double ? query_types(Type::Decimal128, precision_, scale_).lim : ctx_.lim);
@@ -221,7 +223,8 @@ class DecimalPoint final : public harness::TablePoint<Def> {
       out["wrong_groups"] = wrong_groups_;
       out["max_rel_error"] = max_rel_error_;
     }
-    if (d.props.chooses) out["chose"] = d.props.chooses(ctx_);
+    if (d.name == "auto")
+      for (auto& [k, v] : auto_metrics(ctx_)) out[k] = v;
     return out;
   }
 
@@ -314,9 +317,10 @@ std::unique_ptr<harness::Study> make_study() {
   s.axes = {
       {"n", AxisKind::Size, "rows", {V(std::int64_t(1) << 20)}, {}, 1, std::int64_t(1) << 30},
       {"m", AxisKind::Size, "products (groups)", {V(std::int64_t(256))}, {}, 1, std::int64_t(1) << 30},
-      {"distribution", AxisKind::Choice, "product ids: the label distributions of the multireduce study", {V(std::string("uniform"))},
-       {"uniform", "zipf", "degenerate", "sorted", "runs"}},
+      {"distribution", AxisKind::Choice, std::string("product ids: uniform, zipf (exponent zipf_s), degenerate, sorted, ") + harness::run_distributions_help(),
+       {V(std::string("uniform"))}, {"uniform", "zipf", "degenerate", "sorted", "runs", "equal_runs"}},
       {"zipf_s", AxisKind::Real, "zipf exponent (distribution zipf), > 0", {V(1.0)}, {}},
+      harness::run_length_axis(),
       {"type", AxisKind::Choice,
        "the query's arithmetic: decimal128 (Spark's product and sum types), decimal64 (both capped at 18 digits), double",
        {V(std::string("decimal128"))}, {"decimal128", "decimal64", "double"}},
@@ -334,7 +338,7 @@ std::unique_ptr<harness::Study> make_study() {
       return "price_precision: the study's price column is decimal64 (at most 18 digits), not " + std::to_string(price.precision);
     const double zs = harness::as_real(p, "zipf_s");
     if (harness::as_str(p, "distribution") == "zipf" && !(zs > 0)) return "zipf_s: must be > 0 for distribution zipf, not " + harness::to_string(p.at("zipf_s"));
-    return {};
+    return harness::check_run_length(p);
   };
   s.make_point = [](const Params& p, std::uint64_t seed, bool device) -> std::unique_ptr<harness::Point> {
     return std::make_unique<DecimalPoint>(p, seed, device);

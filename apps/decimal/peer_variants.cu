@@ -32,7 +32,7 @@ void add_peer_variants(Defs& d) {
   d.add({"cub_sort_reduce_by_key", harness::VariantKind::Peer,
          "CUB: the products (__int128, int64 or double) as a column, cub::DeviceRadixSort::SortPairs by ceil(log2 m) bits, "
          "cub::DeviceReduce::ReduceByKey, the runs scattered to their products",
-         {Buckets::Narrow, {}},
+         {Buckets::Narrow},
          [](const Ctx& c) { return c.n > (std::int64_t(1) << 31) - 1 ? std::string("CUB's by-key counts runs in int") : std::string(); },
          [](const Ctx& c) { return for_op<std::size_t>(c.type, Buckets::Narrow, [&](auto op) { return cub_bytes<decltype(op)>(c); }); },
          [](Ctx& c) { with_op(c.type, Buckets::Narrow, [&](auto op) { cub_sort_reduce_by_key<decltype(op)>(c); }); }});

@@ -49,11 +49,11 @@ inline RowKind row_kind(std::uint64_t seed, std::uint32_t product, std::size_t i
 }
 
 inline Sales make_sales(std::int64_t n, std::uint32_t m, const std::string& dist, double zipf_s, int precision, int scale,
-                        bool with_double, std::uint64_t seed) {
+                        bool with_double, std::uint64_t seed, double run_length = 16) {
   if (n < 1 || m < 1) throw std::invalid_argument("sales: n and m must be >= 1");
   if (precision < 1 || precision > 18) throw std::invalid_argument("sales: the price column is decimal64 (precision 1..18)");
   Sales s;
-  s.labels = harness::labels(n, m, dist, zipf_s, harness::derive_seed(seed, "products"));
+  s.labels = harness::labels(n, m, dist, zipf_s, harness::derive_seed(seed, "products"), run_length);
   s.price.resize(std::size_t(n));
   s.qty.resize(std::size_t(n));
   const std::uint64_t kind_seed = harness::derive_seed(seed, "kind");

@@ -79,8 +79,7 @@ R for_op(Type t, Buckets b, F&& f) {
 }
 
 struct Props {
-  Buckets buckets = Buckets::Default;              // the bucket layout it runs
-  std::function<std::string(const Ctx&)> chooses;  // auto: the variant it runs, reported as a metric
+  Buckets buckets = Buckets::Default;  // the bucket layout it runs
 };
 
 using Def = harness::Variant<Ctx, Props>;
@@ -89,5 +88,8 @@ using Defs = harness::VariantTable<Def>;
 void add_gpu_variants(Defs&);   // ours: the multireduce kernels on the sales rows, sort_reduce, auto
 void add_peer_variants(Defs&);  // CUB: sort the products by product id, reduce-by-key
 void add_cpu_variants(Defs&);   // sequential and multithreaded, the sums in __int128 (or double)
+
+// The record's account of auto at a point: the plan it ran and the profile it decided from.
+harness::Params auto_metrics(const Ctx&);
 
 }  // namespace lp::decimal_study

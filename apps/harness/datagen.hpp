@@ -119,11 +119,14 @@ class ZipfSampler {
 //   zipf        rank r with probability ~ 1/r^s, ranks scattered over [0, m) by a fixed bijection
 //               (x -> a*x + b mod m, a coprime to m), so hot buckets are not neighbours
 //   runs        clustered runs: a uniform start label, then consecutive labels (start, start+1, ...
-//               mod m) for a run of 1..2*kMeanRun-1 inputs (mean kMeanRun), as rows of clustered keys
+//               mod m) for a run of 1..2L-1 inputs (mean L = run_length, 16 unless said), as rows of
+//               clustered keys
+//   equal_runs  runs of one label: a uniform label repeated for 1..2L-1 inputs (mean L), as rows that
+//               arrive grouped by key
 //   permutation a random permutation of [0, n): every label once (needs m = n; the scatter and
 //               gather of thesis 1.2 as a permutation, where both scatter definitions agree)
 inline std::vector<std::uint32_t> labels(std::int64_t n, std::uint32_t m, const std::string& dist, double zipf_s,
-                                         std::uint64_t seed) {
+                                         std::uint64_t seed, double run_length = 16) {
   std::vector<std::uint32_t> out(static_cast<std::size_t>(n));
   if (m == 0) throw std::invalid_argument("labels: m must be >= 1");
   if (dist == "degenerate") {
@@ -137,14 +140,16 @@ inline std::vector<std::uint32_t> labels(std::int64_t n, std::uint32_t m, const 
       for (std::uint32_t b = 0; b < m; ++b)
         for (std::int64_t k = 0; k < count[b]; ++k) out[at++] = b;
     }
-  } else if (dist == "runs") {
-    constexpr std::uint64_t kMeanRun = 16;
+  } else if (dist == "runs" || dist == "equal_runs") {
+    if (!(run_length >= 1)) throw std::invalid_argument("labels: run_length must be >= 1");
+    const std::uint64_t mean = static_cast<std::uint64_t>(std::llround(std::min(run_length, 1e15)));
+    const std::uint64_t step = dist == "runs" ? 1 : 0;
     Rng r(seed);
     for (std::size_t i = 0; i < out.size();) {
       std::uint64_t label = r.below(m);
-      for (std::uint64_t k = 1 + r.below(2 * kMeanRun - 1); k > 0 && i < out.size(); --k, ++i) {
+      for (std::uint64_t k = 1 + r.below(2 * mean - 1); k > 0 && i < out.size(); --k, ++i) {
         out[i] = static_cast<std::uint32_t>(label);
-        label = label + 1 == m ? 0 : label + 1;
+        label = label + step == m ? 0 : label + step;
       }
     }
   } else if (dist == "permutation") {

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,11 @@ class GpuTimer {
 // A device whose L2 every GpuTimer::flush_l2 of this process also flushes: the other GPUs of a
 // multi-GPU point (DeviceGroup registers them), so that a cold repetition is cold on each GPU it uses.
 void flush_l2_also(int device);
+
+// GPU time in microseconds of what `enqueue` puts on the stream it is given, as a node of a CUDA
+// graph: 16 enqueues captured into one graph, the median over a few launches of it divided by 16, so
+// that the host's launch latency (which a kernel inside auto's graph does not pay) stays out.
+double time_enqueued_us(const std::function<void(void* stream)>& enqueue);
 
 // Bytes free on the current device (0 without one).
 std::int64_t free_device_bytes();

@@ -17,6 +17,7 @@
 #include <new>
 #include <optional>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <unistd.h>
 
@@ -67,6 +68,12 @@ bool is_oom(const std::exception& e) {
   auto c = dynamic_cast<const lp::CudaError*>(&e);
   return c && c->code == cudaErrorMemoryAllocation;
 }
+
+// SIGTERM or SIGINT (a time limit's `timeout`, a Ctrl-C): the record in progress finishes, the rest
+// are recorded as not run, and the results written so far are kept (exit 3), so that a long sweep cut
+// short loses nothing it measured.
+volatile std::sig_atomic_t g_stop_signal = 0;
+extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
 
 class Progress {
  public:
@@ -430,16 +437,24 @@ int study_main(int argc, char** argv, const Study& study) {
   std::string lost;  // why the CUDA context was lost ("" while it works)
   size_t stop_point = cfg.points.size(), stop_variant = 0;
 
+  const auto axes = study.axes();
   auto make_record = [&](const std::string& v, const Params& params) {
     Record r;
     r.study = study.name();
     r.variant = v;
     r.kind = kind_of(v);
     r.params = params;
+    for (const AxisSpec& a : axes)
+      if (a.omit_at_default && !a.defaults.empty()) {
+        auto it = r.params.find(a.name);
+        if (it != r.params.end() && it->second == a.defaults.front()) r.params.erase(it);
+      }
     return r;
   };
 
-  for (size_t pi = state.next_point; pi < cfg.points.size() && lost.empty(); ++pi) {
+  std::signal(SIGTERM, on_stop_signal);
+  std::signal(SIGINT, on_stop_signal);
+  for (size_t pi = state.next_point; pi < cfg.points.size() && lost.empty() && !g_stop_signal; ++pi) {
     const Params& params = cfg.points[pi];
     const size_t first_variant = pi == state.next_point ? state.next_variant : 0;
     std::unique_ptr<Point> point;
@@ -458,6 +473,7 @@ int study_main(int argc, char** argv, const Study& study) {
       if (!usable) lost = e.what();
     }
     for (size_t vi = first_variant; vi < cfg.variants.size(); ++vi) {
+      if (g_stop_signal) break;
       const std::string& v = cfg.variants[vi];
       progress.show(done++, v + " " + format_params(params));
       Record r = make_record(v, params);
@@ -559,7 +575,19 @@ int study_main(int argc, char** argv, const Study& study) {
   }
   if (stop_point < cfg.points.size() && stop_variant == cfg.variants.size()) ++stop_point, stop_variant = 0;
 
-  std::string aborted;
+  std::string aborted, interrupted;
+  // Where a run ends early, the records it did not run are kept as such, so that the file still
+  // holds every (point, variant) of the config.
+  auto mark_not_run = [&](const std::string& note) {
+    for (size_t pi = stop_point; pi < cfg.points.size(); ++pi)
+      for (size_t vi = pi == stop_point ? stop_variant : 0; vi < cfg.variants.size(); ++vi) {
+        Record r = make_record(cfg.variants[vi], cfg.points[pi]);
+        r.status = "skipped";
+        r.validation = "skipped";
+        r.note = "not run: " + note;
+        records.push_back(r);
+      }
+  };
   if (!lost.empty()) {
     state.processes.back()["ended"] = "CUDA context lost: " + lost;
     state.processes.back()["last_point"] = stop_variant == 0 ? stop_point - 1 : stop_point;
@@ -582,15 +610,16 @@ int study_main(int argc, char** argv, const Study& study) {
       }
       // No fresh process: the rest is recorded as not run, and the run ends here.
       aborted = lost + " (" + why + ")";
-      for (size_t pi = stop_point; pi < cfg.points.size(); ++pi)
-        for (size_t vi = pi == stop_point ? stop_variant : 0; vi < cfg.variants.size(); ++vi) {
-          Record r = make_record(cfg.variants[vi], cfg.points[pi]);
-          r.status = "skipped";
-          r.validation = "skipped";
-          r.note = "not run: the CUDA context was lost and no fresh process could go on (" + why + ")";
-          records.push_back(r);
-        }
+      mark_not_run("the CUDA context was lost and no fresh process could go on (" + why + ")");
     }
+  } else if (g_stop_signal) {
+    // Every (point, variant) before the stop has its record, in order (those of earlier processes too).
+    const size_t have = records.size();
+    stop_point = have / cfg.variants.size(), stop_variant = have % cfg.variants.size();
+    interrupted = std::string(g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM") + " after " + std::to_string(have) + " of " +
+                  std::to_string(cfg.points.size() * cfg.variants.size()) + " records";
+    state.processes.back()["ended"] = "interrupted: " + interrupted;
+    mark_not_run("the run was interrupted (" + interrupted + ")");
   } else {
     state.processes.back()["ended"] = "completed";
     state.processes.back()["last_point"] = cfg.points.empty() ? 0 : cfg.points.size() - 1;
@@ -626,6 +655,7 @@ int study_main(int argc, char** argv, const Study& study) {
   meta["command"] = cmd;
   meta["processes"] = state.processes;
   if (!aborted.empty()) meta["aborted"] = aborted;
+  if (!interrupted.empty()) meta["interrupted"] = interrupted;
 
   add_scaling(records);
   json doc;
@@ -653,7 +683,12 @@ int study_main(int argc, char** argv, const Study& study) {
   }
   if (!aborted.empty()) std::cerr << prog << ": run stopped after a CUDA error: " << aborted << '\n';
   const bool any_failed = std::any_of(records.begin(), records.end(), [](const Record& r) { return r.status == "failed"; });
-  return any_failed || !aborted.empty() ? 1 : 0;
+  if (any_failed || !aborted.empty()) return 1;
+  if (!interrupted.empty()) {
+    std::cerr << prog << ": interrupted (" << interrupted << "); the records measured so far are written, the rest marked not run\n";
+    return 3;
+  }
+  return 0;
 }
 
 }  // namespace harness

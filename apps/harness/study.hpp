@@ -34,6 +34,9 @@ struct AxisSpec {
   std::vector<std::string> choices;  // Choice axes: the allowed values (none: any string)
   std::int64_t min = 0;              // Size/Int axes: inclusive range
   std::int64_t max = INT64_MAX;
+  // An axis added after results were committed: a record leaves it out while it has its default,
+  // so that records made before it existed keep matching (bench compare) the same measurement.
+  bool omit_at_default = false;
 };
 
 // Probe: a measurement of the hardware limit of the study's operation (e.g. random accesses), run and

@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "apps/harness/datagen.hpp"
+#include "apps/harness/label_axes.hpp"
 #include "apps/harness/device_buffer.hpp"
 #include "cpu_reference/histogram/cpu_histogram.hpp"
 #include "histogram_study.hpp"
@@ -68,8 +69,10 @@ class HistogramPoint final : public harness::TablePoint<Def> {
     if (input == "image") {
       s8_ = tiled_image(harness::as_str(p, "image"), n_);
     } else {
-      const std::string tag = std::to_string(n_) + "/" + std::to_string(bins_) + "/" + input + "/" + harness::to_string(p.at("zipf_s"));
-      std::vector<std::uint32_t> l = harness::labels(n_, bins_, input, harness::as_real(p, "zipf_s"), harness::derive_seed(seed, "samples/" + tag));
+      std::string tag = std::to_string(n_) + "/" + std::to_string(bins_) + "/" + input + "/" + harness::to_string(p.at("zipf_s"));
+      if (harness::uses_run_length(input)) tag += "/" + harness::to_string(p.at("run_length"));
+      std::vector<std::uint32_t> l = harness::labels(n_, bins_, input, harness::as_real(p, "zipf_s"), harness::derive_seed(seed, "samples/" + tag),
+                                                     harness::as_real(p, "run_length"));
       if (u8_) s8_.assign(l.begin(), l.end());  // labels < bins <= 256
       else s32_ = std::move(l);
     }
@@ -127,7 +130,10 @@ class HistogramPoint final : public harness::TablePoint<Def> {
     return bad.empty() ? harness::Validation::pass() : harness::Validation::fail(bad);
   }
 
-  Params measured(const Def& d) override { return d.props.sharded && sharded_ ? sp_.metrics(*sharded_) : Params{}; }
+  Params measured(const Def& d) override {
+    if (d.name == "auto") return auto_metrics(ctx_);
+    return d.props.sharded && sharded_ ? sp_.metrics(*sharded_) : Params{};
+  }
 
   // The sharded variants share one ShardedBuckets per point (its shards or pinned samples are the
   // point's, set up once); each binds its own shard variant and combine.
@@ -192,11 +198,12 @@ std::unique_ptr<harness::Study> make_study() {
       {"bins", AxisKind::Size, "bins: samples are in [0, bins); u8 samples: at most 256", {V(std::int64_t(256))}, {}, 1, std::int64_t(1) << 24},
       {"sample", AxisKind::Choice, "sample type: u8 (bytes, the thesis's image case) or u32", {V(std::string("u8"))}, {"u8", "u32"}},
       {"input", AxisKind::Choice,
-       "uniform, degenerate (all bins-1), zipf (exponent zipf_s), image (axis image; raw 8-bit files from scripts/make_images.py in "
-       "$LP_IMAGE_DIR, default build/images)",
-       {V(std::string("uniform"))}, {"uniform", "degenerate", "zipf", "image"}},
+       std::string("uniform, degenerate (all bins-1), sorted, zipf (exponent zipf_s), ") + harness::run_distributions_help() +
+           ", image (axis image; raw 8-bit files from scripts/make_images.py in $LP_IMAGE_DIR, default build/images)",
+       {V(std::string("uniform"))}, {"uniform", "degenerate", "sorted", "zipf", "runs", "equal_runs", "image"}},
       {"image", AxisKind::Choice, "the photograph (input image only), tiled to n samples", {V(std::string("camera.grey"))}, image_names()},
       {"zipf_s", AxisKind::Real, "zipf exponent (input zipf only)", {V(1.0)}, {}},
+      harness::run_length_axis(),
       {"factor", AxisKind::Int, "BankTRISH: factor x 64 threads per block (0: default 8)", {V(std::int64_t(0))}, {}, 0, 8},
       {"threads", AxisKind::Int, "threads per block (0: the variant's default)", {V(std::int64_t(0))}, {}, 0, 1024},
       {"blocks_per_sm", AxisKind::Int, "resident blocks per SM the grid is sized for (0: as many as fit; the thesis used 3)", {V(std::int64_t(0))}, {}, 0, 32},
@@ -210,6 +217,7 @@ std::unique_ptr<harness::Study> make_study() {
     const std::string& input = harness::as_str(p, "input");
     if (u8 && bins > 256) return "bins: u8 samples have at most 256 bins, not " + std::to_string(bins);
     if (harness::as_real(p, "zipf_s") <= 0) return "zipf_s: the zipf exponent must be > 0";
+    if (std::string why = harness::check_run_length(p); !why.empty()) return why;
     if (std::string why = harness::check_sharded_params(p, std::int64_t(1) << 30); !why.empty()) return why;
     const std::string& sv = harness::as_str(p, "shard_variant");
     bool known = false;

@@ -54,4 +54,7 @@ void add_thesis_variants(Defs&);  // thesis 4.3.1 (Podlozhnyuk, Nugteren, TRISH)
 void add_modern_variants(Defs&);  // beyond the thesis, `auto`, the CUB peer and the CPU baseline
 void add_sharded_variants(Defs&);  // issue 16: several GPUs, streamed samples
 
+// The record's account of auto at a point: the plan it ran and the profile it decided from.
+harness::Params auto_metrics(const Ctx&);
+
 }  // namespace lp::histogram_study

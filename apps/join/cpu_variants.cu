@@ -43,13 +43,13 @@ void add_cpu_variants(Defs& d) {
   d.add({"cpu_hj", VariantKind::Cpu,
          "HJ (He et al. 4.4) on one thread: radix-partitioned on a hash of the key into L2-sized partitions, then a bucket-chained "
          "table per partition, built on R, probed with S",
-         Props{{}, cpu_hj_bits, {}}, equi_only, {}, [](Ctx& c) {
+         Props{{}, cpu_hj_bits}, equi_only, {}, [](Ctx& c) {
            on_host(c, [&](const auto* r, std::size_t nr, const auto* s, std::size_t ns, auto* ws) {
              cj::hash_join(r, nr, s, ns, 1, c.radix_bits, *c.host_out, ws);
            });
          }});
   d.add({"cpu_hj_mt", VariantKind::Cpu, "the radix hash join on every core (`threads`): partitioning and the partitions' joins in parallel",
-         Props{{}, cpu_hj_bits, {}}, equi_only, {}, [](Ctx& c) {
+         Props{{}, cpu_hj_bits}, equi_only, {}, [](Ctx& c) {
            on_host(c, [&](const auto* r, std::size_t nr, const auto* s, std::size_t ns, auto* ws) {
              cj::hash_join(r, nr, s, ns, c.threads, c.radix_bits, *c.host_out, ws);
            });

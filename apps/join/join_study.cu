@@ -25,12 +25,12 @@ using harness::Params;
 using harness::VariantKind;
 namespace cj = lp::cpu::join;
 
-namespace {
-
 const Defs& table() {
   static const Defs t("join", {add_paper_variants, add_modern_variants, add_cpu_variants});
   return t;
 }
+
+namespace {
 
 // Results up to this many pairs are also compared pair for pair (a sort of both); beyond, the
 // count and the digest (a 64-bit sum of hashed pairs) decide.
@@ -164,10 +164,10 @@ class JoinPoint final : public harness::TablePoint<Def> {
   std::string checksum(const Def&) override { return hex_digest(want_digest_); }
 
   Params measured(const Def& d) override {
-    Params out;
+    // auto: the plan it ran and, where it looked, the profiles and the match estimate it decided from.
+    Params out = d.name == "auto" ? auto_metrics(ctx_) : Params{};
     out["pairs"] = std::int64_t(want_digest_.count);
     if (d.props.radix_bits) out["radix_bits"] = std::int64_t(d.props.radix_bits(ctx_));
-    if (d.props.chooses) out["chose"] = d.props.chooses(ctx_);
     if (d.kind != VariantKind::Cpu) {
       // What a user pays around the timed join: R and S up, the pairs down (pageable memory).
       out["h2d_ms"] = h2d_ms_;

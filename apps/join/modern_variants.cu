@@ -1,10 +1,11 @@
 // Beyond He et al.: one global hash table of R (kernels/join/global_hash.cuh), SMJ on inputs that
-// arrive sorted (its merge step alone), and `auto`, choosing among all the joins by predicate, key
-// type and sizes.
+// arrive sorted (its merge step alone), and `auto`, which runs one of the joins by the decision
+// table of kernels/join/auto_rule.hpp: from the sizes, and for two large relations from a look at
+// both key columns on the device (kernels/common/auto_launch.cuh).
+#include "apps/harness/auto_record.cuh"
+#include "kernels/common/auto_launch.cuh"
+#include "kernels/join/auto_rule.hpp"
 #include "kernels/join/global_hash.cuh"
-#include "kernels/join/index_nested_loop.cuh"
-#include "kernels/join/nested_loop.cuh"
-#include "kernels/join/radix_hash.cuh"
 #include "kernels/join/sort_merge.cuh"
 #include "variant.hpp"
 
@@ -39,22 +40,69 @@ std::size_t smj_scratch(const Ctx& c) {
   return for_key<std::size_t>(c.key_bytes, [&](auto k) { return jk::sort_merge_scratch_bytes<decltype(k)>(c.nr, c.ns); });
 }
 
-// auto's rule, from the H100's measurements (results/h100/join/README.md): a band predicate has
-// only the nested loop. An equi-join takes the global hash table while R's table (2 |R| slots of 8
-// or 16 bytes) fits the L2 and S is at most 64 times R (every probe an L2 hit, one pass over S:
-// fastest at |R| <= 2^20); INLJ on the CSS-tree when S is larger still (R's sorted index stays in
-// L2 and the probes' writes stream; the table's probe loop then costs more); and, with R and S both
-// large, SMJ (its sorts stream where the table's build and probes go to HBM at random), or the
-// radix HJ for int64 keys (its shared-memory tables beat the 64-bit sort's eight passes).
-std::string auto_choice(const Ctx& c) {
-  if (c.band > 0) return "nlj";
-  const double table = 2.0 * double(c.nr) * (c.key_bytes == 4 ? 8.0 : 16.0);
-  const bool fits_l2 = table <= double(lp::l2_bytes());
-  const bool s_dominates = double(c.ns) > 64.0 * double(c.nr);
-  if (fits_l2 && !s_dominates && global_hash_limits(c).empty()) return "global_hash";
-  if (s_dominates && jk::index_nested_loop_unsupported(c.nr, c.pairs).empty()) return "inlj_css";
-  if (c.key_bytes == 8 && jk::radix_hash_unsupported(c.nr, c.ns).empty()) return "hj";
-  return smj_limits(c).empty() ? "smj" : "global_hash";
+namespace ar = lp::join::auto_rule;
+
+// A plan of auto is the variant of its name.
+const Def& plan_variant(ar::Plan p) { return table().at(ar::name(p)); }
+
+std::string plan_limits(ar::Plan p, const Ctx& c) {
+  const Def& v = plan_variant(p);
+  return v.unsupported ? v.unsupported(c) : std::string();
+}
+
+// What the host knows at this point, each plan's flag from its own variant's limits.
+ar::Sizes sizes_of(const Ctx& c) {
+  ar::Sizes z;
+  z.nr = c.nr;
+  z.ns = c.ns;
+  z.band = c.band;
+  z.l2_bytes = double(lp::l2_bytes());
+  z.key_bytes = std::uint16_t(c.key_bytes);
+  z.nlj = plan_limits(ar::Plan::Nlj, c).empty();
+  z.inlj_css = plan_limits(ar::Plan::InljCss, c).empty();
+  z.inlj_bs = plan_limits(ar::Plan::InljBs, c).empty();
+  z.smj = plan_limits(ar::Plan::Smj, c).empty();
+  z.hj = plan_limits(ar::Plan::Hj, c).empty();
+  z.global_hash = plan_limits(ar::Plan::GlobalHash, c).empty();
+  return z;
+}
+
+// The key columns the profile reads: R's keys first (the build side), S's second (the probe side).
+template <class K>
+profile::Columns<K> columns_of(const Ctx& c) {
+  return {static_cast<const K*>(c.d_r), c.nr, 0, static_cast<const K*>(c.d_s), c.ns, 0};
+}
+
+// auto's launcher. Every plan's launcher is capture-safe (memsets, kernels, CUB's sorts and scans
+// on the stream it is given; scratch carved from what it is handed; no synchronisation, no
+// allocation, no host read of device data), so each can be a body of the plan graph. Every plan
+// writes into d_out with the same capacity (the reference's count, allocated outside the timed
+// region); the graph's key names what the launches read beyond the columns, the sizes and the
+// scratch: the output, its capacity and hj's radix_bits knob.
+void auto_run(Ctx& c) {
+  with_key(c.key_bytes, [&](auto k) {
+    using K = decltype(k);
+    profile::run_auto(ar::Rule{sizes_of(c)}, plan_key("join/auto", c.d_out, c.capacity, c.radix_bits), columns_of<K>(c), c.scratch,
+                      c.scratch_bytes,
+                      [&c](ar::Plan p, cudaStream_t s, std::size_t bytes) {
+                        Ctx plan = c;
+                        plan.stream = s;
+                        plan.scratch_bytes = bytes;
+                        plan_variant(p).run(plan);
+                      },
+                      c.stream);
+  });
+}
+
+// What `bench list` says of auto, its thresholds read from the table so that the two stay in step.
+std::string auto_description() {
+  const auto n = [](double v) { return std::to_string(std::int64_t(v)); };
+  return "the join for the point (metrics.plan; kernels/join/auto_rule.hpp): nlj for a band predicate or |S| <= " + n(ar::kNljMaxS) +
+         "; global_hash while R's table is tiny; inlj_css for |S| > " + n(ar::kSDominates) +
+         " |R|; global_hash while R's table fits the L2; beyond it hj for int64 keys, inlj_css where |R| >= " + n(ar::kRDominates) +
+         " |S|, else smj. With both sides of " + n(double(ar::kLookMinSide)) +
+         " tuples or more it first looks at both key columns on the device: nothing matching takes inlj_bs, a hot R key inlj_css or "
+         "smj instead of a hash table, a hot or sorted S inlj_css instead of a sort of both";
 }
 
 }  // namespace
@@ -72,42 +120,28 @@ void add_modern_variants(Defs& d) {
                    jk::sort_merge_sort(r, nr, s, ns, c.scratch, c.scratch_bytes, c.stream);
                  });
                },
-               {}, {}},
+               {}},
          smj_limits, smj_scratch, [](Ctx& c) {
            with_key(c.key_bytes, [&](auto k) {
              jk::sort_merge_merge<decltype(k)>(c.nr, c.ns, c.d_out, c.capacity, c.scratch, c.scratch_bytes, c.stream);
            });
          }});
-  d.add({"auto", VariantKind::Ours,
-         "the join for the point: nlj for a band predicate; global_hash while R's table fits the L2 and |S| <= 64 |R|; inlj_css "
-         "for larger S; else smj (hj for int64 keys); the choice is reported as the metric `chose`",
-         Props{{}, {}, auto_choice},
+  d.add({"auto", VariantKind::Ours, auto_description(), {}, [](const Ctx& c) { return plan_limits(ar::by_size(sizes_of(c)), c); },
          [](const Ctx& c) {
-           const std::string pick = auto_choice(c);
-           return pick == "nlj" ? jk::nested_loop_unsupported(c.nr, c.ns) : pick == "global_hash" ? global_hash_limits(c) : std::string();
-         },
-         [](const Ctx& c) {
-           const std::string pick = auto_choice(c);
-           return for_key<std::size_t>(c.key_bytes, [&](auto k) -> std::size_t {
-             using K = decltype(k);
-             if (pick == "nlj") return jk::nested_loop_scratch_bytes();
-             if (pick == "global_hash") return jk::global_hash_scratch_bytes<K>(c.nr);
-             if (pick == "inlj_css") return jk::index_nested_loop_scratch_bytes<K>(c.nr, c.ns);
-             if (pick == "hj") return jk::radix_hash_scratch_bytes<K>(c.nr, c.ns, hj_bits(c));
-             return jk::sort_merge_scratch_bytes<K>(c.nr, c.ns);
+           return profile::auto_scratch_bytes(sizes_of(c), [&c](ar::Plan p) {
+             const Def& v = plan_variant(p);
+             return v.scratch ? v.scratch(c) : std::size_t(0);
            });
          },
-         [](Ctx& c) {
-           const std::string pick = auto_choice(c);
-           on_device(c, [&](const auto* r, std::int64_t nr, const auto* s, std::int64_t ns) {
-             if (pick == "nlj") jk::nested_loop_join(r, nr, s, ns, c.band, c.d_out, c.capacity, c.scratch, c.stream);
-             else if (pick == "global_hash") jk::global_hash_join(r, nr, s, ns, c.d_out, c.capacity, c.scratch, c.stream);
-             else if (pick == "inlj_css")
-               jk::index_nested_loop_join<jk::InljIndex::CssTree>(r, nr, s, ns, c.d_out, c.capacity, c.scratch, c.scratch_bytes, c.stream);
-             else if (pick == "hj") jk::radix_hash_join(r, nr, s, ns, hj_bits(c), c.d_out, c.capacity, c.scratch, c.scratch_bytes, c.stream);
-             else jk::sort_merge_join(r, nr, s, ns, c.d_out, c.capacity, c.scratch, c.scratch_bytes, c.stream);
-           });
-         }});
+         auto_run});
+}
+
+harness::Params auto_metrics(const Ctx& c) {
+  harness::Params out;
+  with_key(c.key_bytes, [&](auto k) {
+    out = harness::auto_record(ar::Rule{sizes_of(c)}, columns_of<decltype(k)>(c), c.scratch, c.scratch_bytes);
+  });
+  return out;
 }
 
 }  // namespace lp::join_study

@@ -74,7 +74,7 @@ void add_paper_variants(Defs& d) {
          "HJ (He et al. 4.4): both relations split by the top bits of the key hash (CUB's stable radix sort on the partition ids: "
          "the paper's multi-pass split) into R partitions of ~1024 tuples, then per (partition, 2048-tuple S chunk) a block builds "
          "the R partition's hash table in shared memory and probes it; count, scan, write (radix_bits: the knob)",
-         Props{{}, hj_bits, {}},
+         Props{{}, hj_bits},
          equi_and([](const Ctx& c) { return jk::radix_hash_unsupported(c.nr, c.ns); }),
          [](const Ctx& c) {
            return for_key<std::size_t>(c.key_bytes, [&](auto k) { return jk::radix_hash_scratch_bytes<decltype(k)>(c.nr, c.ns, hj_bits(c)); });

@@ -82,13 +82,19 @@ inline std::string equi_only(const Ctx& c) {
 
 // The join's own per-variant facts.
 struct Props {
-  std::function<void(Ctx&)> setup;                // untimed set-up before the runs (smj_presorted's sort)
-  std::function<int(const Ctx&)> radix_bits;      // the partition bits it uses, reported as a metric
-  std::function<std::string(const Ctx&)> chooses;  // auto: the variant it runs, reported as a metric
+  std::function<void(Ctx&)> setup;            // untimed set-up before the runs (smj_presorted's sort)
+  std::function<int(const Ctx&)> radix_bits;  // the partition bits it uses, reported as a metric
 };
 
 using Def = harness::Variant<Ctx, Props>;
 using Defs = harness::VariantTable<Def>;
+
+// Every variant of the study (join_study.cu). `auto` runs its plans through it: each plan is a
+// variant, with that variant's own limits, scratch and launcher.
+const Defs& table();
+
+// The record's account of auto at a point: the plan it ran and the profile it decided from.
+harness::Params auto_metrics(const Ctx&);
 
 int hj_bits(const Ctx&);  // the GPU HJ's partition bits at this point (paper_variants.cu)
 

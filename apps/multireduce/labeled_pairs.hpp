@@ -15,6 +15,7 @@
 
 #include "apps/harness/datagen.hpp"
 #include "apps/harness/device_buffer.hpp"
+#include "apps/harness/label_axes.hpp"
 #include "apps/harness/study.hpp"
 #include "cpu_reference/multireduce/cpu_multireduce.hpp"
 #include "kernels/multireduce/common.cuh"
@@ -152,20 +153,31 @@ inline double float_sum_tolerance(std::int64_t count, double abs_sum, double exa
   return 2 * std::sqrt(double(count)) * u * abs_sum + u * std::fabs(exact);
 }
 
-// The axes of the pairs' generator, and the launch knobs every GPU variant family reads.
-// `more` adds label distributions of harness::labels beyond the four every study has.
-inline std::vector<harness::AxisSpec> pair_axes(const std::vector<std::string>& more = {}, const std::string& more_help = "",
-                                                std::int64_t max_n = std::int64_t(1) << 30) {
+// The axes of the pairs' generator, and the launch knobs every GPU variant family reads. Every
+// study over pairs offers every label distribution of harness::labels.
+inline std::vector<harness::AxisSpec> pair_axes(std::int64_t max_n = std::int64_t(1) << 30) {
   using harness::AxisKind;
   using V = harness::Value;
-  std::vector<std::string> dists = {"uniform", "degenerate", "sorted", "zipf"};
-  dists.insert(dists.end(), more.begin(), more.end());
   return {
       {"n", AxisKind::Size, "inputs (label-value pairs)", {V(std::int64_t(1) << 26)}, {}, 1, max_n},
       {"m", AxisKind::Size, "buckets: labels are in [0, m)", {V(std::int64_t(256))}, {}, 1, std::int64_t(1) << 28},
-      {"distribution", AxisKind::Choice, "labels: uniform, degenerate (all m-1), sorted, zipf (exponent zipf_s)" + more_help, {V(std::string("uniform"))}, dists},
+      {"distribution", AxisKind::Choice,
+       std::string("labels: uniform, degenerate (all m-1), sorted, zipf (exponent zipf_s), ") + harness::run_distributions_help() +
+           ", permutation (of [0, n); needs m = n)",
+       {V(std::string("uniform"))}, {"uniform", "degenerate", "sorted", "zipf", "runs", "equal_runs", "permutation"}},
       {"zipf_s", AxisKind::Real, "zipf exponent (distribution zipf only)", {V(1.0)}, {}},
+      harness::run_length_axis(),
   };
+}
+
+// "" where the label parameters of `p` can be generated, else the reason naming the key.
+inline std::string check_label_params(const harness::Params& p) {
+  if (harness::as_real(p, "zipf_s") <= 0) return "zipf_s: the zipf exponent must be > 0";
+  if (std::string why = harness::check_run_length(p); !why.empty()) return why;
+  if (harness::as_str(p, "distribution") == "permutation" && harness::as_int(p, "m") != harness::as_int(p, "n"))
+    return "m: distribution 'permutation' needs m = n (m = " + std::to_string(harness::as_int(p, "m")) + ", n = " +
+           std::to_string(harness::as_int(p, "n")) + ")";
+  return {};
 }
 inline std::vector<harness::AxisSpec> launch_axes() {
   using harness::AxisKind;
@@ -189,9 +201,10 @@ inline void read_tuning(const harness::Params& p, multireduce::Tuning& t) {
 }
 
 // The generator's labels for a point: `tag` names everything the labels must differ by.
-inline std::vector<std::uint32_t> point_labels(const harness::Params& p, std::uint64_t seed, const std::string& tag) {
+inline std::vector<std::uint32_t> point_labels(const harness::Params& p, std::uint64_t seed, std::string tag) {
+  if (harness::uses_run_length(harness::as_str(p, "distribution"))) tag += "/" + harness::to_string(p.at("run_length"));
   return harness::labels(harness::as_int(p, "n"), static_cast<std::uint32_t>(harness::as_int(p, "m")), harness::as_str(p, "distribution"),
-                         harness::as_real(p, "zipf_s"), harness::derive_seed(seed, "labels/" + tag));
+                         harness::as_real(p, "zipf_s"), harness::derive_seed(seed, "labels/" + tag), harness::as_real(p, "run_length"));
 }
 
 // The operators and the value types each works on; `last` (a scatter, thesis 1.2) only where the

@@ -1,7 +1,9 @@
 // Beyond the thesis, for today's GPU: a variant per regime and `auto`, which picks among them.
+#include "apps/harness/auto_record.cuh"
+#include "kernels/multireduce/auto_rule.hpp"
 #include "kernels/multireduce/cluster_privatized.cuh"
+#include "kernels/multireduce/cub_sort_reduce.cuh"
 #include "kernels/multireduce/global_atomics.cuh"
-#include "kernels/multireduce/label_look.cuh"
 #include "kernels/multireduce/last_position.cuh"
 #include "kernels/multireduce/partitioned.cuh"
 #include "kernels/multireduce/perbank.cuh"
@@ -16,132 +18,110 @@ namespace mr = lp::multireduce;
 
 namespace {
 
-// The regimes `auto` chooses between, by operator, value size, m and, where no bucket set fits on
-// chip, a cheap look at the labels (label_look.cuh). Below that, the kernels look at the labels
-// themselves at no extra pass: a warp of equal labels (or a thread's run of them) is reduced
-// before its one update, so degenerate, sorted and skewed inputs take the cheap path.
-enum class Regime { Shared, PerBank, Cluster, GlobalAggregated, Partitioned, Sort, WarpOrdered, LastPosition, Look };
+namespace ar = mr::auto_rule;
+using ar::Plan;
 
-// The thresholds come from the H100 measurements (results/h100/multireduce_notes.md and
-// issue15/README.md): shared memory (up to 4 label windows) wins wherever it fits; beyond it,
-// aggregated global atomics win for runs of equal labels and ascending labels (neighbouring lanes
-// update neighbouring buckets) at any m, and for spread labels while the buckets stay in L2; where
-// labels repeat (hot labels would pile up on L2 atomics) or the buckets leave L2, one radix pass by
-// the high label bits and a reduce in shared-memory windows (partitioned) beats the cluster and a
-// full sort, except for 8-byte integers at m <= 2^18, whose cluster atomics are native (int64 zipf
-// 2^18: 1.06 ms against partitioned's 1.41, issue15/session3).
-// Adding 8-byte integers to 2..16 buckets, the thesis's per-bank sets (Alg 4.10, `perbank`) beat
-// shared_privatized, whose 64-bit shared atomics slow down there: n = 2^26 on the H100
-// (results/h100/issue15/session5/probe_int64_perbank_df5df16.json) perbank 0.28-0.29 ms at every
-// m and distribution, shared_privatized 0.47/0.54 (uniform/zipf) at m = 2, 0.34/0.43 at 4,
-// 0.28/0.36 at 8, 0.28/0.32 at 16, and 0.27 where labels are all equal (m = 1, degenerate: 3-4%
-// ahead of perbank's 0.28). From m = 32 the two are within 3.5%.
-constexpr std::uint32_t kPerBankInt64MinM = 2, kPerBankInt64MaxM = 16;
-
+// What the host knows of this point for auto's decision table (auto_rule.hpp).
 template <class Op>
-Regime choose(std::int64_t n, std::uint32_t m, const Tuning& t) {
+ar::Sizes sizes_of(const Ctx<Op>& c) {
   using T = typename Op::value_type;
+  ar::Sizes s;
+  s.n = c.n;
+  s.m = c.m;
+  s.value_bytes = sizeof(T);
+  s.commutative = Op::commutative;
+  s.integral = std::is_integral_v<T>;
+  s.add = std::is_same_v<Op, mr::Add<T>>;
+  s.native_shared_atomic = mr::native_shared_atomic<Op>();
+  s.int_counts = c.n <= (std::int64_t(1) << 31) - 1;
+  s.l2_bytes = double(mr::l2_bytes());
   if constexpr (Op::commutative) {
-    if (std::is_same_v<Op, mr::Add<T>> && std::is_integral_v<T> && sizeof(T) == 8 && m >= kPerBankInt64MinM && m <= kPerBankInt64MaxM &&
-        mr::perbank_unsupported(n, m, sizeof(T), t).empty())
-      return Regime::PerBank;
-    if (mr::shared_privatized_plan<T>(n, m, t).copies > 0) return Regime::Shared;
-    return Regime::Look;
+    s.shared = mr::shared_privatized_plan<T>(c.n, c.m, c.tune).copies > 0;
+    s.perbank = mr::perbank_unsupported(c.n, c.m, sizeof(T), c.tune).empty();
+    const auto cp = mr::cluster_plan<T>(c.m, c.tune);
+    s.cluster = cp.cluster > 0;
+    s.cluster_one_pass = cp.cluster > 0 && cp.passes == 1;
   } else {
-    // "last" is a max of positions (last_position.cuh): commutative, so shared_privatized's speed
-    // where its position set fits. n = 2^26 on the H100 (issue15/session6): 0.192-0.194 ms at
-    // m = 16 and 256 against warp_ordered's 0.23-0.39, 0.20-0.21 against 0.73-1.03 at m = 4096.
-    if constexpr (std::is_same_v<Op, mr::Last>)
-      if (mr::last_position_unsupported(n, m, t).empty()) return Regime::LastPosition;
-    if (m <= 4096 && mr::warp_ordered_plan<Op>(n, m, t).smem > 0) return Regime::WarpOrdered;
-    return Regime::Sort;
+    s.warp_ordered = mr::warp_ordered_plan<Op>(c.n, c.m, c.tune).smem > 0;
+    if constexpr (std::is_same_v<Op, mr::Last>) s.last_position = mr::last_position_unsupported(c.n, c.m, c.tune).empty();
   }
-}
-
-constexpr std::uint32_t kClusterOneLabelMaxM = 1u << 18;
-
-template <class Op>
-Regime after_look(const mr::LabelLook& look, std::uint32_t m, const Tuning& t) {
-  using T = typename Op::value_type;
-  // Where L2 atomics slow down as the buckets crowd L2 and partitioned's radix pass (which moves the
-  // pairs: 8 or 12 bytes each) costs less: int32 2^23 atomics 1.49 ms, partitioned 1.02; int64 2^22
-  // atomics 1.71, partitioned 1.95 (issue15/session3).
-  const bool beyond_l2 = double(m) * sizeof(T) > (sizeof(T) <= 4 ? 0.5 : 0.75) * double(mr::l2_bytes());
-  // One label in every sampled warp (degenerate input): every update is a warp's one atomic on one
-  // bucket, which a cluster's distributed shared memory answers faster than L2 while one pass of it
-  // holds the buckets (n = 2^26 int32, m = 2^18: 0.208-0.215 ms against aggregated global atomics'
-  // 0.219-0.220; at 2^20 0.46 against 0.22). Runs of sorted labels, also one label a warp, stay on
-  // global atomics: they walk the cluster's slices one owner block at a time (sorted 2^18: cluster
-  // 0.95-0.97 ms, aggregated 0.27; issue15/session6/auto_large_m_4a79844.json, where auto took the
-  // cluster on all_equal alone).
-  if (look.one_label && m <= kClusterOneLabelMaxM && mr::native_shared_atomic<Op>()) {
-    const auto p = mr::cluster_plan<T>(m, t);
-    if (p.cluster > 0 && p.passes == 1) return Regime::Cluster;
-  }
-  if (look.all_equal >= 0.5 || look.ascending >= 0.5) return Regime::GlobalAggregated;
-  if (look.repeats(m)) {
-    const bool int64_cluster = std::is_integral_v<T> && sizeof(T) == 8 && m <= (1u << 18) && mr::cluster_plan<T>(m, t).cluster > 0;
-    return int64_cluster ? Regime::Cluster : Regime::Partitioned;
-  }
-  return beyond_l2 ? Regime::Partitioned : Regime::GlobalAggregated;
+  return s;
 }
 
 template <class Op>
-std::size_t scratch_for(Regime r, std::int64_t n, std::uint32_t m, const Tuning& t) {
+std::size_t plan_scratch(Plan r, const Ctx<Op>& c) {
   using T = typename Op::value_type;
+  const std::int64_t n = c.n;
+  const std::uint32_t m = c.m;
+  const Tuning& t = c.tune;
   if constexpr (Op::commutative) {
-    if (r == Regime::Shared) return mr::shared_privatized_scratch_bytes<T>(n, m, t);
-    if (r == Regime::PerBank) return mr::perbank_scratch_bytes(n, m, t);
-    if (r == Regime::Cluster) return mr::cluster_privatized_scratch_bytes<T>(m, mr::cluster_privatized_sets<Op>(m, t));
-    if (r == Regime::Partitioned) return mr::partitioned_scratch_bytes<T>(n, m, t);
+    if (r == Plan::Shared) return mr::shared_privatized_scratch_bytes<T>(n, m, t);
+    if (r == Plan::PerBank) return mr::perbank_scratch_bytes(n, m, t);
+    if (r == Plan::Cluster) return mr::cluster_privatized_scratch_bytes<T>(m, mr::cluster_privatized_sets<Op>(m, t));
+    if (r == Plan::Partitioned) return mr::partitioned_scratch_bytes<T>(n, m, t);
   } else {
-    if (r == Regime::WarpOrdered) return mr::warp_ordered_scratch_bytes<Op>(n, m, t);
+    if (r == Plan::WarpOrdered) return mr::warp_ordered_scratch_bytes<Op>(n, m, t);
   }
-  if (r == Regime::LastPosition) return mr::last_position_scratch_bytes(n, m, t);
-  if (r == Regime::Sort) return mr::sort_global_scratch_bytes<Op>(n, m, t);
-  if (r == Regime::Look) {  // any of the regimes the look may pick (commutative operators only look)
-    if constexpr (Op::commutative) {
-      std::size_t bytes = mr::partitioned_scratch_bytes<T>(n, m, t);
-      if (mr::cluster_plan<T>(m, t).cluster > 0) bytes = std::max(bytes, scratch_for<Op>(Regime::Cluster, n, m, t));
-      return bytes;
-    }
-  }
+  if (r == Plan::LastPosition) return mr::last_position_scratch_bytes(n, m, t);
+  if (r == Plan::Sort) return mr::sort_global_scratch_bytes<Op>(n, m, t);
+  if (r == Plan::CubSortReduce) return mr::cub_sort_reduce_scratch_bytes<Op>(n, m);
   return 0;
 }
 
+// One plan on stream `s`, with `bytes` of the scratch (the slot after them is the profile's).
 template <class Op>
-void run_regime(Regime r, Ctx<Op>& c) {
-  if (r == Regime::Look) r = after_look<Op>(mr::look_at_labels(c.labels, c.n, c.stream), c.m, c.tune);
+void run_plan(Plan r, const Ctx<Op>& in, cudaStream_t s, std::size_t bytes) {
+  Ctx<Op> c = in;
+  c.stream = s;
+  c.scratch_bytes = bytes;
   if constexpr (Op::commutative) {
-    if (r == Regime::Shared) return mr::shared_privatized<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream);
-    if (r == Regime::PerBank) return mr::perbank<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream);
-    if (r == Regime::Cluster) return mr::cluster_privatized<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream);
-    if (r == Regime::GlobalAggregated) return mr::global_atomics<Op, true>(c.labels, c.values, c.n, c.m, c.out, c.stream);
-    if (r == Regime::Partitioned)
+    if (r == Plan::Shared) return mr::shared_privatized<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream);
+    if (r == Plan::PerBank) return mr::perbank<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream);
+    if (r == Plan::Cluster) return mr::cluster_privatized<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream);
+    if (r == Plan::GlobalAggregated) return mr::global_atomics<Op, true>(c.labels, c.values, c.n, c.m, c.out, c.stream);
+    if (r == Plan::Partitioned)
       return mr::partitioned<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream);
   } else {
-    if (r == Regime::WarpOrdered) return mr::warp_ordered<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream);
+    if (r == Plan::WarpOrdered) return mr::warp_ordered<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream);
     if constexpr (std::is_same_v<Op, mr::Last>)
-      if (r == Regime::LastPosition) return mr::last_position(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream);
+      if (r == Plan::LastPosition) return mr::last_position(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream);
   }
-  if (r == Regime::Sort) return mr::sort_global<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream);
-  throw std::logic_error("multireduce auto: no regime");
+  if (r == Plan::Sort) return mr::sort_global<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream);
+  if (r == Plan::CubSortReduce) return mr::cub_sort_reduce_by_key<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.stream);
+  throw std::logic_error(std::string("multireduce auto: plan ") + ar::name(r) + " does not run op " + Op::name);
+}
+
+// auto: the plan by sizes where they settle it; else the profile pass decides on the device and runs
+// the plan inside one graph (kernels/common/auto_launch.cuh).
+template <class Op>
+void run_auto(Ctx<Op>& c) {
+  const std::string tag = std::string("multireduce/auto/") + Op::name + "/" + multireduce::TypeName<typename Op::value_type>::value;
+  profile::run_auto(ar::Rule{sizes_of(c)}, plan_key(tag.c_str(), c.labels, c.values, c.out, c.tune),
+                    profile::Columns<std::uint32_t>{c.labels, c.n, c.m}, c.scratch, c.scratch_bytes,
+                    [&c](Plan p, cudaStream_t s, std::size_t bytes) { run_plan(p, c, s, bytes); }, c.stream);
 }
 
 }  // namespace
+
+template <class Op>
+harness::Params auto_metrics(const Ctx<Op>& c) {
+  return harness::auto_record(ar::Rule{sizes_of(c)}, profile::Columns<std::uint32_t>{c.labels, c.n, c.m}, c.scratch, c.scratch_bytes);
+}
 
 template <class Op>
 void add_modern_variants(Defs<Op>& d) {
   using harness::VariantKind;
   using T = typename Op::value_type;
   d.add({"auto", VariantKind::Ours,
-         "ours: picks by operator, value size, m and (beyond shared memory) a look at 8 K labels among shared_privatized, perbank (int64 add, m = 2..16), aggregated global atomics, partitioned, cluster_privatized (int64 to 2^18; one label everywhere to 2^18), sort_global, warp_ordered and last_position (op last)",
+         "ours: the plan by operator, value size and m where they settle it (shared_privatized, perbank for int64 add over 2..16 "
+         "buckets, warp_ordered, last_position, sort_global); beyond shared memory an input profile on the device picks "
+         "aggregated global atomics, partitioned or cluster_privatized inside one CUDA graph (auto_rule.hpp)",
          {false, Output::Buckets},
          [](const auto& c) {
-           return c.n > (std::int64_t(1) << 31) - 1 ? std::string("sort_global counts in int") : std::string();
+           return c.n > (std::int64_t(1) << 31) - 1 && !Op::commutative ? std::string("sort_global counts in int") : std::string();
          },
-         [](const auto& c) { return scratch_for<Op>(choose<Op>(c.n, c.m, c.tune), c.n, c.m, c.tune); },
-         [](Ctx<Op>& c) { run_regime<Op>(choose<Op>(c.n, c.m, c.tune), c); }});
+         [](const auto& c) { return profile::auto_scratch_bytes(sizes_of(c), [&c](Plan p) { return plan_scratch(p, c); }); },
+         [](Ctx<Op>& c) { run_auto<Op>(c); }});
   d.add({"shared_privatized", VariantKind::Ours,
          "ours: per-block bucket sets in shared memory, replicated up to 32 ways (per bank), 16-byte loads, run and warp aggregation of equal labels; up to 4 label windows read the same inputs beyond one block",
          {true, Output::Buckets},
@@ -201,7 +181,9 @@ void add_modern_variants(Defs<Op>& d) {
          }()});
 }
 
-#define LP_X(Op) template void add_modern_variants<Op>(Defs<Op>&);
+#define LP_X(Op) \
+  template void add_modern_variants<Op>(Defs<Op>&); \
+  template harness::Params auto_metrics<Op>(const Ctx<Op>&);
 LP_MULTIREDUCE_FOR_EACH_OP(LP_X)
 
 }  // namespace lp::multireduce_study

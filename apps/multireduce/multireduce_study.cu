@@ -155,7 +155,10 @@ class MultireducePoint final : public harness::TablePoint<Def<Op>> {
 
   std::string checksum(const Def<Op>&) override { return harness::checksum_hex(reference()); }
 
-  Params measured(const Def<Op>& d) override { return d.props.sharded && sharded_ ? sp_.metrics(*sharded_) : Params{}; }
+  Params measured(const Def<Op>& d) override {
+    if (d.name == "auto") return auto_metrics<Op>(ctx_);
+    return d.props.sharded && sharded_ ? sp_.metrics(*sharded_) : Params{};
+  }
 
   // The sharded variants share one ShardedBuckets per point (its shards or pinned inputs are the
   // point's, set up once); each binds its own shard variant and combine.
@@ -238,7 +241,7 @@ std::unique_ptr<harness::Study> make_study() {
   harness::StudyDecl s{"multireduce",
                        "multireduce (thesis ch. 4): sequential adaptations, per-bank, sort-based and modern variants vs CUB, Thrust, atomics and the CPU",
                        kDefaultConfig};
-  s.axes = pair_axes({}, "", std::int64_t(1) << 33);
+  s.axes = pair_axes(std::int64_t(1) << 33);
   for (auto& a : op_type_axes(true)) s.axes.push_back(a);
   s.axes.insert(s.axes.end(), {
       {"values", AxisKind::Choice, "random, or ones (a count: the histogram special case, where CUB DeviceHistogram joins)", {V(std::string("random"))}, {"random", "ones"}},
@@ -256,7 +259,7 @@ std::unique_ptr<harness::Study> make_study() {
     const std::string& op = harness::as_str(p, "op");
     if (std::string why = check_op_type(p); !why.empty()) return why;
     if (harness::as_str(p, "values") == "ones" && op != "add") return "values: 'ones' (a count) needs op 'add'";
-    if (harness::as_real(p, "zipf_s") <= 0) return "zipf_s: the zipf exponent must be > 0";
+    if (std::string why = check_label_params(p); !why.empty()) return why;
     if (op == "last" && harness::as_int(p, "n") > (std::int64_t(1) << 31) - 1) return "n: op 'last' stores input indices as int32";
     if (std::string why = harness::check_sharded_params(p, std::int64_t(1) << 30); !why.empty()) return why;
     // The shard variant: a one-GPU variant of this study that writes the m buckets.

@@ -73,6 +73,10 @@ template <class Op> void add_sort_variants(Defs<Op>&);        // thesis 4.4.1, A
 template <class Op> void add_modern_variants(Defs<Op>&);      // beyond the thesis, and `auto`
 template <class Op> void add_sharded_variants(Defs<Op>&);     // issue 16: several GPUs, streamed inputs
 
+// The record's account of auto at a point: the plan it ran and the profile it decided from
+// (modern_variants.cu, beside auto).
+template <class Op> harness::Params auto_metrics(const Ctx<Op>&);
+
 // In each family's file:
 //   #define LP_X(Op) template void add_<family>_variants<Op>(Defs<Op>&);
 //   LP_MULTIREDUCE_FOR_EACH_OP(LP_X)

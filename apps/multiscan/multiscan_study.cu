@@ -133,6 +133,8 @@ class MultiscanPoint final : public harness::TablePoint<Def<Op>> {
     else return harness::checksum_hex(ref_);
   }
 
+  harness::Params measured(const Def<Op>& d) override { return d.name == "auto" ? auto_metrics<Op>(ctx_) : harness::Params{}; }
+
   void deallocate(const Def<Op>&) override {
     out_.release();
     host_buckets_.clear();
@@ -224,7 +226,7 @@ std::unique_ptr<harness::Study> make_study() {
     if (multitag && (op != "add" || harness::as_str(p, "type") == "float32"))
       return "mode: 'multitag' (a count of earlier equal labels) needs op 'add' on int32 or int64";
     if (multitag && harness::as_str(p, "values") != "random") return "values: 'multitag' implies values that are all 1";
-    if (harness::as_real(p, "zipf_s") <= 0) return "zipf_s: the zipf exponent must be > 0";
+    if (std::string why = multireduce_study::check_label_params(p); !why.empty()) return why;
     if (harness::as_int(p, "n") > (std::int64_t(1) << 32) - 1) return "n: input indices are uint32 (n < 2^32)";
     return {};
   };

@@ -62,4 +62,7 @@ template <class Op> void add_sheffler_variants(Defs<Op>&);   // 5.4
 template <class Op> void add_sort_variants(Defs<Op>&);       // Alg 5.3, Alg 5.4
 template <class Op> void add_modern_variants(Defs<Op>&);     // beyond the thesis: single_pass, auto
 
+// The record's account of auto at a point: the plan it ran and the profile it decided from.
+template <class Op> harness::Params auto_metrics(const Ctx<Op>&);
+
 }  // namespace lp::multiscan_study

@@ -10,7 +10,6 @@
 #include "apps/harness/datagen.hpp"
 #include "apps/harness/device_buffer.hpp"
 #include "patched_study.hpp"
-#include "kernels/patched/auto.cuh"
 #include "variant.hpp"
 
 namespace lp::patched_study {
@@ -107,9 +106,6 @@ class PatchedPoint final : public harness::TablePoint<Def> {
     ctx_.n = n_;
     ctx_.w = w_;
     ctx_.count = patches_.count();
-    ctx_.patched_chunks = 0;
-    for (std::size_t c = 0; c + 1 < patches_.lane_offsets.size(); c += pk::kLanes<T>)
-      ctx_.patched_chunks += patches_.lane_offsets[c + pk::kLanes<T>] > patches_.lane_offsets[c];
     ctx_.tune.threads = int(harness::as_int(p, "threads"));
     ctx_.tune.dense = int(harness::as_int(p, "dense"));
     ctx_.host_packed = &packed_;
@@ -149,8 +145,11 @@ class PatchedPoint final : public harness::TablePoint<Def> {
     } else {
       out_.resize(std::size_t(n_));
       out_.poison();
+      scratch_.resize(d.scratch ? d.scratch(ctx_) : 0);
     }
     ctx_.out = out_.get();
+    ctx_.scratch = scratch_.get();
+    ctx_.scratch_bytes = scratch_.size();
     ctx_.host_out = host_out_.data();
   }
 
@@ -162,15 +161,12 @@ class PatchedPoint final : public harness::TablePoint<Def> {
 
   std::string checksum(const Def&) override { return harness::checksum_hex(column_); }
 
-  // The plan auto chose at this point.
-  Params measured(const Def& d) override {
-    Params out;
-    if (d.name == "auto") out["plan"] = std::string(pk::to_string(pk::auto_plan<T>(ctx_.count, ctx_.patched_chunks, ctx_.tune)));
-    return out;
-  }
+  // auto's plan at this point and, where it looked, the profile of lane_offsets it decided from.
+  Params measured(const Def& d) override { return d.name == "auto" ? auto_metrics(ctx_) : Params{}; }
 
   void deallocate(const Def&) override {
     out_.reset();
+    scratch_.reset();
     host_out_.clear();
   }
 
@@ -183,6 +179,7 @@ class PatchedPoint final : public harness::TablePoint<Def> {
   DeviceBuffer<T> d_words_, d_bases_, d_values_, d_plain_, out_;
   DeviceBuffer<std::uint32_t> d_offsets_, d_positions_;
   DeviceBuffer<std::uint16_t> d_indices_;
+  DeviceBuffer<char> scratch_;
 };
 
 }  // namespace
@@ -203,7 +200,7 @@ std::unique_ptr<harness::Study> make_study() {
       {"patches", AxisKind::Choice, "uniform: positions uniform over the column; clustered: as few chunks as possible, whole chunks patched",
        {V(std::string("uniform"))}, {"uniform", "clustered"}},
       {"threads", AxisKind::Int, "GPU threads per block, a multiple of 32 (0: 256)", {V(std::int64_t(0))}, {}, 0, 1024},
-      {"dense", AxisKind::Int, "auto: more patches than this per patched chunk (on average) count as clustered (u16: lane cursors then) (0: 256)", {V(std::int64_t(0))}, {}, 0, 2048},
+      {"dense", AxisKind::Int, "auto: patches per patched lane (times a chunk's lanes, from the profile of lane_offsets) above which they count as clustered (0: 256)", {V(std::int64_t(0))}, {}, 0, 2048},
   };
   s.variants = table().specs();
   s.check_params = [](const Params& p) -> std::string {

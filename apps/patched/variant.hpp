@@ -26,11 +26,12 @@ struct Ctx {
   const std::uint16_t* indices = nullptr;
   const void* values = nullptr;
   std::int64_t count = 0;
-  std::int64_t patched_chunks = 0;  // chunks holding a patch: auto's plan (kernels/patched/auto.cuh)
-  // The plain form the thrust peer scatters: global positions ascending, their values.
+  // The plain form the thrust peer scatters (and auto's peer plan): global positions ascending, their values.
   const std::uint32_t* positions = nullptr;
   const void* plain_values = nullptr;
   void* out = nullptr;  // device, n values
+  void* scratch = nullptr;  // device: what the variant's scratch() asks (auto: the profile's slot)
+  std::size_t scratch_bytes = 0;
   lp::patched::Tuning tune;
   cudaStream_t stream = nullptr;
   // CPU variants: cpu::patched::Packed<T> and PatchLayout<T> of the point's type, and the output.
@@ -85,5 +86,8 @@ using Defs = harness::VariantTable<Def>;
 void add_two_pass_variants(Defs&);  // decode, then apply: thrust::scatter (peer), the seed's lanes, one thread per chunk
 void add_fused_variants(Defs&);     // decode and patch in one kernel: G-ALP's lane cursors, the warp's apply, auto
 void add_cpu_variants(Defs&);       // the CPU apply, one thread and all threads
+
+// The record's account of auto at a point: the plan it ran and the profile of lane_offsets it decided from.
+harness::Params auto_metrics(const Ctx&);
 
 }  // namespace lp::patched_study

@@ -1,5 +1,6 @@
 // Beyond the thesis: the scatter and gather swept with a common front and wide accesses, `auto`, and
 // the random-access probe that is this study's limit.
+#include "apps/harness/auto_record.cuh"
 #include "kernels/scatter/auto.cuh"
 #include "kernels/scatter/privatized.cuh"
 #include "kernels/scatter/probe.cuh"
@@ -10,6 +11,18 @@ namespace lp::scatter_study {
 
 namespace sc = lp::scatter;
 using harness::VariantKind;
+
+namespace {
+template <class W>
+sc::auto_rule::Sizes sizes_of(const Ctx<W>& c) {
+  return sc::auto_sizes(c.gather, c.n, c.m, sizeof(W));
+}
+}  // namespace
+
+template <class W>
+harness::Params auto_metrics(const Ctx<W>& c) {
+  return harness::auto_record(sc::auto_rule::Rule{sizes_of(c)}, profile::Columns<std::uint32_t>{c.labels, c.n, c.m}, c.scratch, c.scratch_bytes);
+}
 
 template <class W>
 void add_modern_variants(Defs<W>& d) {
@@ -27,10 +40,22 @@ void add_modern_variants(Defs<W>& d) {
          [](const auto& c) { return sc::naive_strict_scratch_bytes(c.m); },
          [](Ctx<W>& c) { sc::privatized_strict_scatter<W>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream); }});
   d.add({"auto", VariantKind::Ours,
-         "per m the fastest on the H100 (metrics.plan): scatter: privatized (m <= 2^14), naive_strict (buckets <= L2/2), multipass "
-         "(<= 2 L2), cub_sort's full sort (beyond); gather: multipass (L2/2 < buckets <= 2 L2), wide elsewhere. Any one wins (the passes); the others are strict",
-         {false}, {}, [](const auto& c) { return sc::auto_scratch_bytes<W>(c.gather, c.n, c.m); },
-         [](Ctx<W>& c) { sc::auto_scatter_gather<W>(c.gather, c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream); }});
+         "by n, m, the word and the L2 (metrics.plan): scatter: thrust for few inputs, privatized (m <= 2^14), naive_strict (buckets "
+         "<= L2/2), multipass (<= 2 L2), cub_sort's full sort (beyond); gather: multipass (L2/2 < buckets <= 2 L2), wide elsewhere; "
+         "over 2^16 inputs an input profile on the device sends labels in order, in runs or on a hot bucket to wide, privatized or "
+         "thrust's gather (auto_rule.hpp). Any one wins",
+         {false}, {},
+         [](const auto& c) {
+           return profile::auto_scratch_bytes(sizes_of(c), [&c](sc::auto_rule::Plan p) { return sc::auto_plan_scratch<W>(p, c.gather, c.n, c.m); });
+         },
+         [](Ctx<W>& c) {
+           profile::run_auto(sc::auto_rule::Rule{sizes_of(c)}, plan_key("scatter/auto", sizeof(W), c.gather, c.labels, c.values, c.out, c.tune),
+                             profile::Columns<std::uint32_t>{c.labels, c.n, c.m}, c.scratch, c.scratch_bytes,
+                             [&c](sc::auto_rule::Plan p, cudaStream_t s, std::size_t bytes) {
+                               sc::auto_run_plan<W>(p, c.gather, c.labels, c.values, c.n, c.m, c.out, c.scratch, bytes, c.tune, s);
+                             },
+                             c.stream);
+         }});
   d.add({"probe", VariantKind::Probe,
          "the limit: n random one-word writes (scatter) or reads (gather) over the m-word array at computed positions, no labels or values read",
          {false}, {}, {},
@@ -39,5 +64,7 @@ void add_modern_variants(Defs<W>& d) {
 
 template void add_modern_variants<std::uint32_t>(Defs<std::uint32_t>&);
 template void add_modern_variants<std::uint64_t>(Defs<std::uint64_t>&);
+template harness::Params auto_metrics<std::uint32_t>(const Ctx<std::uint32_t>&);
+template harness::Params auto_metrics<std::uint64_t>(const Ctx<std::uint64_t>&);
 
 }  // namespace lp::scatter_study

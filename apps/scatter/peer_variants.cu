@@ -1,11 +1,8 @@
 // The libraries a user would call instead: thrust::scatter / thrust::gather, and CUB's radix sort
 // by every label bit followed by a scatter of each label's last input (strict) or a gather put back
 // in input order.
-#include <thrust/execution_policy.h>
-#include <thrust/gather.h>
-#include <thrust/scatter.h>
-
 #include "kernels/scatter/sorted.cuh"
+#include "kernels/scatter/thrust_peer.cuh"
 #include "variant.hpp"
 
 namespace lp::scatter_study {
@@ -16,11 +13,7 @@ using harness::VariantKind;
 template <class W>
 void add_peer_variants(Defs<W>& d) {
   d.add({"thrust", VariantKind::Peer, "thrust::scatter (equal labels: any one wins) / thrust::gather", {false}, {}, {},
-         [](Ctx<W>& c) {
-           if (c.gather) thrust::gather(thrust::cuda::par_nosync.on(c.stream), c.labels, c.labels + c.n, c.values, c.out);
-           else thrust::scatter(thrust::cuda::par_nosync.on(c.stream), c.values, c.values + c.n, c.labels, c.out);
-           LP_CUDA_LAUNCH("thrust scatter/gather");
-         }});
+         [](Ctx<W>& c) { sc::thrust_scatter_gather<W>(c.gather, c.labels, c.values, c.n, c.out, c.stream); }});
   d.add({"cub_sort", VariantKind::Peer,
          "cub::DeviceRadixSort::SortPairs by every label bit, then each label's last input (scatter: last one wins) / a gather put back "
          "in input order",

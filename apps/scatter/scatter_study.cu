@@ -124,7 +124,7 @@ class ScatterPoint final : public harness::TablePoint<Def<W>> {
     if (d.kind == VariantKind::Cpu) return out;
     if (d.name == "multipass") out["passes"] = std::int64_t(scatter::multipass_count(m_, sizeof(W), gather_, ctx_.tune));
     if (d.name == "sorted") out["sorted_bits"] = std::int64_t(scatter::sorted_bits(m_, ctx_.tune));
-    if (d.name == "auto") out["plan"] = std::string(scatter::to_string(scatter::auto_plan(gather_, m_, sizeof(W))));
+    if (d.name == "auto") return auto_metrics<W>(ctx_);
     return out;
   }
 
@@ -161,8 +161,7 @@ std::unique_ptr<harness::Study> make_study() {
                        "scatter and gather (thesis 1.2, 3.2.2, 4.5.1, Table 4.3): naive, strict, He et al.'s multi-pass, sort-scatter and "
                        "modern variants vs Thrust, CUB sort and the CPU, against the random-access probe",
                        kDefaultConfig};
-  s.axes = multireduce_study::pair_axes({"runs", "permutation"},
-                                        ", runs (clustered runs of consecutive labels, mean length 16), permutation (of [0, n); needs m = n)");
+  s.axes = multireduce_study::pair_axes();
   s.axes.insert(s.axes.end(), {
       {"op", AxisKind::Choice, "scatter (m buckets from n label-value pairs) or gather (n results from an m-entry table)", {V(std::string("scatter"))}, {"scatter", "gather"}},
       {"type", AxisKind::Choice, "value type: int32, int64, float32 (moved as raw 4- or 8-byte words)", {V(std::string("int32"))}, {"int32", "int64", "float32"}},
@@ -173,11 +172,7 @@ std::unique_ptr<harness::Study> make_study() {
   });
   s.variants = table<std::uint32_t>().specs();
   s.check_params = [](const Params& p) -> std::string {
-    if (harness::as_real(p, "zipf_s") <= 0) return "zipf_s: the zipf exponent must be > 0";
-    if (harness::as_str(p, "distribution") == "permutation" && harness::as_int(p, "m") != harness::as_int(p, "n"))
-      return "m: distribution 'permutation' needs m = n (m = " + std::to_string(harness::as_int(p, "m")) + ", n = " +
-             std::to_string(harness::as_int(p, "n")) + ")";
-    return {};
+    return multireduce_study::check_label_params(p);
   };
   s.make_point = [](const Params& p, std::uint64_t seed, bool device) -> std::unique_ptr<harness::Point> {
     if (harness::as_str(p, "type") == "int64") return std::make_unique<ScatterPoint<std::uint64_t>>(p, seed, device);

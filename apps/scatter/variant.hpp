@@ -49,4 +49,8 @@ void add_modern_variants(Defs<W>&);  // beyond the thesis, `auto`, the random-ac
 template <class W>
 void add_peer_variants(Defs<W>&);    // thrust::scatter/gather, CUB sort then scatter/gather
 
+// The record's account of auto at a point: the plan it ran and the profile it decided from.
+template <class W>
+harness::Params auto_metrics(const Ctx<W>&);
+
 }  // namespace lp::scatter_study

@@ -1,24 +1,23 @@
 #include <cub/device/device_merge.cuh>
-#include <thrust/binary_search.h>
 #include <thrust/execution_policy.h>
 #include <thrust/merge.h>
 
 #include "kernels/common/cuda_check.cuh"
+#include "kernels/sortedsearch/thrust_bounds.cuh"
 #include "peers.hpp"
 
 namespace lp::peers {
 
 // par_nosync: the harness times the stream with events; Thrust must not add a synchronisation.
+// The bounds are auto's Thrust plan too (kernels/sortedsearch/thrust_bounds.cuh).
 template <class T>
 void thrust_lower_bound(const T* haystack, int haystack_count, const T* needles, int count, std::uint32_t* out, cudaStream_t s) {
-  thrust::lower_bound(thrust::cuda::par_nosync.on(s), haystack, haystack + haystack_count, needles, needles + count, out);
-  LP_CUDA_LAUNCH("thrust::lower_bound");
+  sortedsearch::thrust_bound<sortedsearch::Bounds::Lower>(haystack, haystack_count, needles, count, out, s);
 }
 
 template <class T>
 void thrust_upper_bound(const T* haystack, int haystack_count, const T* needles, int count, std::uint32_t* out, cudaStream_t s) {
-  thrust::upper_bound(thrust::cuda::par_nosync.on(s), haystack, haystack + haystack_count, needles, needles + count, out);
-  LP_CUDA_LAUNCH("thrust::upper_bound");
+  sortedsearch::thrust_bound<sortedsearch::Bounds::Upper>(haystack, haystack_count, needles, count, out, s);
 }
 
 template <class T>

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <functional>
 #include <map>
 #include <sstream>
 
+#include "apps/harness/auto_record.cuh"
 #include "apps/harness/datagen.hpp"
 #include "apps/harness/device_buffer.hpp"
 #include "apps/harness/framework.hpp"
@@ -77,16 +77,18 @@ struct Ctx {
 
 struct Props {
   Result result = Result::LowerA;
-  // auto: what it runs at (|A|, |B|) and the switch ratio it applies, reported as metrics
-  std::function<harness::Params(std::int64_t na, std::int64_t nb)> chooses;
+  bool looks = false;  // auto_lower / auto_upper: the decision table with the profile (auto_sorted_search.cuh)
   Split split = Split::None;
 };
 
-// auto_lower / auto_upper's choice for key type T.
+// auto_lower / auto_upper's record: the plan (and, where it looked, both columns' profile: profile_
+// the haystack, profile2_ the needles) and the sizes-only switch to one search per needle.
 template <class T>
-harness::Params auto_choice(std::int64_t na, std::int64_t nb) {
-  return {{"chose", std::string(sortedsearch::choice_name(sortedsearch::choose_search<T>(na, nb)))},
-          {"switch_ratio", sortedsearch::kBinarySwitchRatio<T>}};
+harness::Params auto_search_metrics(const Ctx<T>& c) {
+  harness::Params p = harness::auto_record(sortedsearch::auto_rule::Rule{sortedsearch::auto_sizes<WIN<T>, T>(c.na, c.nb, true)},
+                                           sortedsearch::auto_columns(c.a, c.na, c.b, c.nb), c.scratch, c.scratch_bytes);
+  p["switch_ratio"] = sortedsearch::kBinarySwitchRatio<T>;
+  return p;
 }
 
 template <class T>
@@ -174,9 +176,10 @@ class SortedSearchPoint final : public harness::TablePoint<Def<T>> {
       counts_.resize(2);
     }
     if (d.props.result == Result::CountA) lower_in_.upload(reference(Result::LowerA));
-    std::size_t scratch = std::max({sortedsearch::mergepath_scratch_bytes<MP<T>>(na, nb),
-                                    sortedsearch::windowed_scratch_bytes<WIN<T>>(na),
-                                    lp::peers::cub_merge_temp_bytes<T>(int(na), int(nb))});
+    // A variant that states its scratch gets exactly that (auto: its slot at the end); the others share one size.
+    std::size_t scratch = d.scratch ? d.scratch(ctx_)
+                                    : std::max({sortedsearch::mergepath_scratch_bytes<MP<T>>(na, nb), sortedsearch::windowed_scratch_bytes<WIN<T>>(na),
+                                                lp::peers::cub_merge_temp_bytes<T>(int(na), int(nb))});
     scratch_.resize(scratch);
     bind_outputs();
   }
@@ -216,14 +219,19 @@ class SortedSearchPoint final : public harness::TablePoint<Def<T>> {
 
   harness::Params measured(const Def<T>& d) override {
     if (d.props.split != Split::None && sharded_) {
-      // auto's choice on GPU 0's slices (each GPU chooses on its own)
+      // the plan by sizes on GPU 0's slices (each GPU takes its own)
       const auto& c = sharded_->parts()[0].cols;
-      harness::Params p = auto_choice<T>(c[0].size(), c[1].size());
+      namespace ar = sortedsearch::auto_rule;
+      harness::Params p = harness::auto_metrics(ar::name(by_size(sortedsearch::auto_sizes<WIN<T>, T>(c[0].size(), c[1].size(), false))), nullptr, -1);
+      p["switch_ratio"] = sortedsearch::kBinarySwitchRatio<T>;
       for (auto& [k, v] : sharded_->metrics()) p[k] = v;
       p["split"] = std::string(d.props.split == Split::MergePath ? "merge_path" : "replicated");
       return p;
     }
-    return d.props.chooses ? d.props.chooses(std::int64_t(a_.size()), std::int64_t(b_.size())) : harness::Params{};
+    if (d.props.looks) return auto_search_metrics(ctx_);
+    // auto_complete: the merge path at every ratio, no look.
+    if (d.name == "auto_complete") return harness::auto_metrics(sortedsearch::auto_rule::name(sortedsearch::auto_rule::Plan::MergePath), nullptr, -1);
+    return {};
   }
 
   // The sharded variants' slices: one placement at a time (the GPUs then hold one copy of the
@@ -253,15 +261,15 @@ class SortedSearchPoint final : public harness::TablePoint<Def<T>> {
       sharded_key_ = key;
     }
     ctx_.sharded = sharded_.get();
-    sharded_->set_local([](const Gather::Part& p) { return sortedsearch::auto_search_scratch_bytes<MP<T>, WIN<T>>(p.cols[0].size(), p.cols[1].size()); },
+    sharded_->set_local([](const Gather::Part& p) { return sortedsearch::auto_search_by_size_scratch_bytes<MP<T>, WIN<T>, T>(p.cols[0].size(), p.cols[1].size()); },
                         bound == Bounds::Upper ? search_part<Bounds::Upper> : search_part<Bounds::Lower>);
   }
-  // A GPU's part: auto's search of its needles in its slice of B, whose first key is B[b.begin].
+  // A GPU's part: auto's search by sizes of its needles in its slice of B, whose first key is B[b.begin].
   template <Bounds B>
   static void search_part(const Gather::Local& s) {
     const harness::Range &a = s.part->cols[0], &b = s.part->cols[1];
-    sortedsearch::auto_sorted_search<MP<T>, WIN<T>, B>(static_cast<const T*>(s.cols[0]), int(a.size()), static_cast<const T*>(s.cols[1]),
-                                                       int(b.size()), s.out, s.scratch, s.stream, std::uint32_t(b.begin));
+    sortedsearch::auto_sorted_search_by_size<MP<T>, WIN<T>, B>(static_cast<const T*>(s.cols[0]), int(a.size()), static_cast<const T*>(s.cols[1]),
+                                                               int(b.size()), s.out, s.scratch, s.stream, std::uint32_t(b.begin));
   }
 
   std::string checksum(const Def<T>& d) override {
@@ -392,10 +400,12 @@ void add_variants(Defs<T>& d) {
        [](Ctx<T>& c) { ss::windowed_sorted_search<WIN<T>, Bounds::Lower>(c.a, c.na, c.b, c.nb, c.out_a, c.scratch, c.stream, ss::kNeverSwitch); }},
       {"windowed_complete", VariantKind::Ours, "ours: the complete search on the windowed tiles (lower bound A->B, upper bound B->A, match flags and counts in one pass; each thread writes the B keys between its needles' bounds)", {Result::Complete}, {}, {},
        [](Ctx<T>& c) { ss::windowed_complete_search<WIN<T>>(c.a, c.na, c.b, c.nb, c.out_a, c.out_b, c.scratch, c.counts, c.stream); }},
-      {"auto_lower", VariantKind::Ours, "ours, by ratio and key size (auto_sorted_search.cuh): one binary search per needle beyond the measured switch ratio, the windowed search from |B| / |A| = 1/2 (int32; 1 for 8-byte keys) up to it and below 1/10 (int32), the merge path between", {Result::LowerA, auto_choice<T>}, {}, {},
-       [](Ctx<T>& c) { ss::auto_sorted_search<MP<T>, WIN<T>, Bounds::Lower>(c.a, c.na, c.b, c.nb, c.out_a, c.scratch, c.stream); }},
-      {"auto_upper", VariantKind::Ours, "ours: auto_lower's choice for the upper bound", {Result::UpperA, auto_choice<T>}, {}, {},
-       [](Ctx<T>& c) { ss::auto_sorted_search<MP<T>, WIN<T>, Bounds::Upper>(c.a, c.na, c.b, c.nb, c.out_a, c.scratch, c.stream); }},
+      {"auto_lower", VariantKind::Ours, "ours (auto_rule.hpp, metrics.plan): by |B| / |A| and key size, one binary search per needle beyond the measured switch ratio (Thrust's from 20 to 40, 4-byte keys), the windowed search from 1/2 (4-byte keys; 1 for 8-byte) up to it and below 1/10 (4-byte), the merge path between; from 128 MiB of keys a look on the device at both columns first: the ratio inside the overlap of their key ranges and the haystack's duplicates move the regions", {Result::LowerA, true}, {},
+       [](const Ctx<T>& c) { return ss::auto_search_scratch_bytes<MP<T>, WIN<T>, T>(c.na, c.nb); },
+       [](Ctx<T>& c) { ss::auto_sorted_search<MP<T>, WIN<T>, Bounds::Lower>(c.a, c.na, c.b, c.nb, c.out_a, c.scratch, c.scratch_bytes, c.stream); }},
+      {"auto_upper", VariantKind::Ours, "ours: auto_lower's table for the upper bound", {Result::UpperA, true}, {},
+       [](const Ctx<T>& c) { return ss::auto_search_scratch_bytes<MP<T>, WIN<T>, T>(c.na, c.nb); },
+       [](Ctx<T>& c) { ss::auto_sorted_search<MP<T>, WIN<T>, Bounds::Upper>(c.a, c.na, c.b, c.nb, c.out_a, c.scratch, c.scratch_bytes, c.stream); }},
       {"auto_complete", VariantKind::Ours, "ours: the complete search's best as measured on the H100 ratio sweep: the merge-path kernel at every ratio (windowed_complete ties it only at 4..12 and loses elsewhere; a complete search reads all of B at any ratio)", {Result::Complete}, {}, {},
        [](Ctx<T>& c) { ss::mergepath_sorted_search<MP<T>, Bounds::Lower, Output::IndexMatch, Output::IndexMatch>(c.a, c.na, c.b, c.nb, c.out_a, c.out_b, c.scratch, c.counts, c.stream); }},
       {"binary_search_lower", VariantKind::Ours, "vectorized binary search, one thread per needle, sorted needles", {Result::LowerA}, {}, {},
@@ -412,11 +422,11 @@ void add_variants(Defs<T>& d) {
        [](Ctx<T>& c) { lp::peers::thrust_merge(c.a, c.na, c.b, c.nb, c.out_merge, c.stream); }},
       {"cub_merge", VariantKind::Peer, "cub::DeviceMerge::MergeKeys of A and B", {Result::Merge}, {}, {},
        [](Ctx<T>& c) { lp::peers::cub_merge(c.a, c.na, c.b, c.nb, c.out_merge, c.scratch, c.scratch_bytes, c.stream); }},
-      {"sharded_lower", VariantKind::Ours, "issue 16: over the gpus: the merge path of A and B cut into equal diagonals (gpu_cuts.hpp), GPU k runs auto_lower on its needles and haystack slice, the parts gathered to GPU 0 (ncclSend/Recv)", {Result::LowerA, {}, Split::MergePath}, {}, {},
+      {"sharded_lower", VariantKind::Ours, "issue 16: over the gpus: the merge path of A and B cut into equal diagonals (gpu_cuts.hpp), GPU k runs auto_lower's plan by sizes (no look) on its needles and haystack slice, the parts gathered to GPU 0 (ncclSend/Recv)", {Result::LowerA, false, Split::MergePath}, {}, {},
        [](Ctx<T>& c) { c.sharded->run(c.stream); }},
-      {"sharded_upper", VariantKind::Ours, "issue 16: sharded_lower's cuts and gather for the upper bound (equal keys: B before A on the merge path)", {Result::UpperA, {}, Split::MergePath}, {}, {},
+      {"sharded_upper", VariantKind::Ours, "issue 16: sharded_lower's cuts and gather for the upper bound (equal keys: B before A on the merge path)", {Result::UpperA, false, Split::MergePath}, {}, {},
        [](Ctx<T>& c) { c.sharded->run(c.stream); }},
-      {"sharded_lower_replicated", VariantKind::Ours, "issue 16, the alternative: the needles cut into equal parts, the haystack whole on every GPU, auto_lower on each part, gathered to GPU 0", {Result::LowerA, {}, Split::Replicated}, {}, {},
+      {"sharded_lower_replicated", VariantKind::Ours, "issue 16, the alternative: the needles cut into equal parts, the haystack whole on every GPU, auto_lower's plan by sizes on each part, gathered to GPU 0", {Result::LowerA, false, Split::Replicated}, {}, {},
        [](Ctx<T>& c) { c.sharded->run(c.stream); }},
       {"cpu_sorted_search", VariantKind::Cpu, "CPUSortedSearch<Lower>: one sequential linear pass (the reference's CPU code)", {Result::LowerA}, {}, {},
        [](Ctx<T>& c) { cpu::sorted_search<Bounds::Lower>(c.host_a, c.na, c.host_b, c.nb, c.host_out_a); }},

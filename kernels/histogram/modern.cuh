@@ -1,7 +1,7 @@
 // Beyond the thesis (Hopper): block-private shared histograms with 32-bit counters, up to 32 copies
 // (one per bank: BankTRISH's idea without its 8-bit counters), 16-byte loads and bundling of equal
 // samples; and, where one copy no longer fits a block, one histogram per thread-block cluster in
-// distributed shared memory. `histogram_auto` picks between them by sample type and bin count.
+// distributed shared memory. `auto` (auto_rule.hpp, the study) picks among them.
 #pragma once
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
@@ -10,7 +10,6 @@
 #include <string>
 
 #include "../multireduce/cluster_privatized.cuh"
-#include "../multireduce/label_look.cuh"
 #include "common.cuh"
 #include "multireduce_shared.cuh"
 
@@ -272,52 +271,6 @@ inline void cluster_privatized(const std::uint32_t* samples, std::int64_t n, std
     LP_CUDA(cudaLaunchKernelEx(&cfg, cluster_histogram_kernel, samples, n, bins, p.shift, std::uint32_t(pass) * span, out));
     LP_CUDA_LAUNCH("cluster_histogram_kernel");
   }
-}
-
-// `auto`: block_privatized while one copy of the bins fits a block (32-bit counters, then 16-bit),
-// then the multireduce's shared-memory kernel over label windows (multireduce_shared.cuh), then a
-// cluster. Measured on the H100 (results/h100/histogram_probe_large_bins.json, u32): at 2^15 bins a
-// block copy takes 1.67 ps per sample on uniform and degenerate samples alike, a cluster 1.57 on
-// uniform but 6.3 on degenerate (all updates on one SM's remote bins), so a block copy comes first.
-enum class AutoRoute { Block, Windows, Cluster };
-inline AutoRoute auto_route(bool u8, std::int64_t n, std::uint32_t bins, const Tuning& t) {
-  if (u8 || block_privatized_unsupported<std::uint32_t>(bins, t).empty()) return AutoRoute::Block;
-  if (multireduce_shared_unsupported(u8, n, bins, t).empty()) return AutoRoute::Windows;
-  return AutoRoute::Cluster;
-}
-
-inline std::string histogram_auto_unsupported(bool u8, std::int64_t n, std::uint32_t bins, const Tuning& t) {
-  switch (auto_route(u8, n, bins, t)) {
-    case AutoRoute::Block: return u8 ? block_privatized_unsupported<std::uint8_t>(bins, t) : block_privatized_unsupported<std::uint32_t>(bins, t);
-    case AutoRoute::Windows: return "";
-    default: return cluster_privatized_unsupported(u8, bins, t);
-  }
-}
-
-inline std::size_t histogram_auto_scratch_bytes(bool u8, std::int64_t n, std::uint32_t bins, const Tuning& t) {
-  return auto_route(u8, n, bins, t) == AutoRoute::Windows ? multireduce_shared_scratch_bytes(n, bins, t) : 0;
-}
-
-template <class T>
-void histogram_auto(const T* samples, std::int64_t n, std::uint32_t bins, std::uint32_t* out, void* scratch, const Tuning& t,
-                    cudaStream_t s) {
-  if constexpr (sizeof(T) == 4) {
-    switch (auto_route(false, n, bins, t)) {
-      case AutoRoute::Windows:
-        // Where the windows would serve, samples of one bin everywhere (degenerate input) go to the
-        // cluster: its remote atomics are then one a warp, and it reads the samples once where the
-        // windows read them up to four times (H100, n = 2^26, 2^17 bins, degenerate: cluster
-        // 0.114 ms, windows 0.182; issue15/session6/histogram_probe_ba3c2b4.json). One look at
-        // 8 K samples (label_look.cuh) decides, as the multireduce's auto does; sorted runs, which
-        // walk the cluster's slices one owner block at a time, are left to the windows.
-        if (cluster_privatized_unsupported(false, bins, t).empty() && multireduce::look_at_labels(samples, n, s).one_label)
-          return cluster_privatized(samples, n, bins, out, t, s);
-        return multireduce_shared(samples, n, bins, out, scratch, t, s);
-      case AutoRoute::Cluster: return cluster_privatized(samples, n, bins, out, t, s);
-      default: break;
-    }
-  }
-  block_privatized(samples, n, bins, out, t, s);
 }
 
 }  // namespace lp::histogram

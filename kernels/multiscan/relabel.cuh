@@ -10,8 +10,10 @@
 
 #include <string>
 
+#include "../common/plan_graph.cuh"
 #include "register_scan.cuh"
 #include "single_pass.cuh"
+#include "sort_global.cuh"
 
 namespace lp::multiscan {
 
@@ -47,9 +49,20 @@ static __global__ void mark_kernel(const std::uint32_t* __restrict__ labels, std
   if (blockIdx.x == 0 && threadIdx.x < n - quads * 4) flags[__ldg(labels + quads * 4 + threadIdx.x)] = 1;
 }
 
-// present[0] = k, the number of labels marked (the scan is exclusive).
-static __global__ void count_kernel(const std::uint32_t* flags, const std::uint32_t* map, std::uint32_t m, std::uint32_t* present) {
-  present[0] = map[m - 1] + flags[m - 1];
+// The tiers of k a relabeled scan is sized for: register_scan at k = 1, then single_pass with
+// k-vectors of the tier's size (a label below k is below the tier), beyond the last none.
+constexpr unsigned kTierCount = 4;
+__host__ __device__ constexpr std::uint32_t tier_max(unsigned t) { return t == 0 ? 1 : t == 1 ? 32 : t == 2 ? 128 : kMaxPresent; }
+
+// k, the number of labels marked (the scan is exclusive), picks the tier: the switch of the
+// relabeled scan's graph runs tier i where k <= tier_max(i), and body kTierCount (the fallback) beyond.
+static __global__ void count_switch_kernel(const std::uint32_t* flags, const std::uint32_t* map, std::uint32_t m, std::uint32_t* present,
+                                           cudaGraphConditionalHandle handle) {
+  const std::uint32_t k = map[m - 1] + flags[m - 1];
+  present[0] = k;
+  unsigned tier = 0;
+  while (tier < kTierCount && k > tier_max(tier)) ++tier;
+  cudaGraphSetConditional(handle, tier);
 }
 
 struct Layout {
@@ -76,46 +89,61 @@ inline std::string relabel_unsupported(std::int64_t n, std::uint32_t m, std::siz
   return single_pass_unsupported(n, relabel_detail::kMaxPresent, value_bytes, Tuning{});
 }
 
+// The relabeled scan's own scratch; a fallback runs over the whole scratch (the flags and the map are
+// dead once the count has chosen it).
 template <class T>
 std::size_t relabel_scratch_bytes(std::int64_t n, std::uint32_t m) {
   return relabel_detail::layout<T>(n, m).total;
 }
 
-// Counts the labels present and, where there are at most kMaxPresent of them, multiscans through
-// the dense map and returns true; else returns false having written nothing to `out` (the caller
-// takes another variant). Synchronises `stream` (the count decides on the host).
+// While `stream` is captured (plan_graph.cuh): marks and numbers the labels present, then a switch on
+// their count k runs register_scan (k = 1) or single_pass sized for k's tier through the dense map,
+// or, with more than kMaxPresent present, `fallback` (enqueued on the stream it is given, over the
+// whole scratch). No host round trip: the count decides on the device.
 template <class Op>
-bool relabel_single_pass(const std::uint32_t* labels, const typename Op::value_type* values, std::int64_t n, std::uint32_t m, bool inclusive,
-                         typename Op::value_type* out, void* scratch, cudaStream_t stream) {
+void enqueue_relabel_scan(const std::uint32_t* labels, const typename Op::value_type* values, std::int64_t n, std::uint32_t m, bool inclusive,
+                          typename Op::value_type* out, void* scratch, const PlanBody& fallback, cudaStream_t stream) {
   using T = typename Op::value_type;
   using namespace relabel_detail;
-  if (n <= 0) return true;
   const Layout l = layout<T>(n, m);
   char* base = static_cast<char*>(scratch);
   auto* count = reinterpret_cast<std::uint32_t*>(base);
   auto* flags = reinterpret_cast<std::uint32_t*>(base + l.flags);
   auto* map = reinterpret_cast<std::uint32_t*>(base + l.map);
-  LP_CUDA(cudaMemsetAsync(flags, 0, std::size_t(m) * 4, stream));
-  mark_kernel<<<multireduce::grid_for(multireduce::ceil_div(n, 4), 256, 8), 256, 0, stream>>>(labels, n, flags);
-  LP_CUDA_LAUNCH("mark_kernel");
-  std::size_t cub_bytes = l.cub_bytes;
-  LP_CUDA(cub::DeviceScan::ExclusiveSum(base + l.cub, cub_bytes, flags, map, int(m), stream));
-  count_kernel<<<1, 1, 0, stream>>>(flags, map, m, count);
-  LP_CUDA_LAUNCH("count_kernel");
-  std::uint32_t* present = lp::pinned_words(reinterpret_cast<const void*>(count_kernel), 1);  // kept for the process
-  LP_CUDA(cudaMemcpyAsync(present, count, 4, cudaMemcpyDeviceToHost, stream));
-  LP_CUDA(cudaStreamSynchronize(stream));
-  const std::uint32_t k = *present;
-  if (k > kMaxPresent) return false;
-  // One label present: register_scan (0.44 against single_pass's 0.47 ms at m = 1 on the H100);
-  // from two, single_pass (register_scan's tiles measured slower there, results/h100/issue15/).
-  if (k == 1 && register_scan_unsupported(n, k, sizeof(T)).empty()) {
-    register_scan<Op>(labels, values, n, k, inclusive, out, base + l.single, stream, map);
-    return true;
-  }
-  using namespace single_pass_detail;
-  launch<Op>(plan(n, k, sizeof(T), Tuning{}), MappedLabels{{labels}, map}, values, n, k, inclusive, out, base + l.single, stream);
-  return true;
+  const PlanLook look = [=](cudaGraphConditionalHandle h, cudaStream_t s) {
+    LP_CUDA(cudaMemsetAsync(flags, 0, std::size_t(m) * 4, s));
+    mark_kernel<<<multireduce::grid_for(multireduce::ceil_div(n, 4), 256, 8), 256, 0, s>>>(labels, n, flags);
+    LP_CUDA_LAUNCH("mark_kernel");
+    std::size_t cub_bytes = l.cub_bytes;
+    LP_CUDA(cub::DeviceScan::ExclusiveSum(base + l.cub, cub_bytes, flags, map, int(m), s));
+    count_switch_kernel<<<1, 1, 0, s>>>(flags, map, m, count, h);
+    LP_CUDA_LAUNCH("count_switch_kernel");
+  };
+  std::vector<PlanBody> tiers;
+  for (unsigned t = 0; t < kTierCount; ++t)
+    tiers.push_back([=](cudaStream_t s) {
+      const std::uint32_t k = tier_max(t);
+      // One label present: register_scan (0.44 against single_pass's 0.47 ms at m = 1 on the H100);
+      // from two, single_pass (register_scan's tiles measured slower there).
+      if (k == 1 && register_scan_unsupported(n, k, sizeof(T)).empty())
+        return register_scan<Op>(labels, values, n, k, inclusive, out, base + l.single, s, map);
+      using namespace single_pass_detail;
+      launch<Op>(plan(n, k, sizeof(T), Tuning{}), MappedLabels{{labels}, map}, values, n, k, inclusive, out, base + l.single, s);
+    });
+  tiers.push_back(fallback);
+  enqueue_switch(stream, look, tiers);
+}
+
+// The relabel variant on its own: the graph of enqueue_relabel_scan with sort_global as the
+// fallback, built once per arguments and replayed.
+template <class Op>
+void relabel_scan(const std::uint32_t* labels, const typename Op::value_type* values, std::int64_t n, std::uint32_t m, bool inclusive,
+                  typename Op::value_type* out, void* scratch, std::size_t scratch_bytes, cudaStream_t stream) {
+  if (n <= 0) return;
+  const PlanBody fallback = [=](cudaStream_t s) { sort_global<Op>(labels, values, n, m, inclusive, false, out, scratch, scratch_bytes, s); };
+  const std::string tag = std::string("multiscan/relabel/") + Op::name + "/" + multireduce::TypeName<typename Op::value_type>::value;
+  const std::string key = plan_key(tag.c_str(), labels, values, n, m, inclusive, out, scratch, scratch_bytes);
+  launch_graph(key, [&](cudaStream_t s) { enqueue_relabel_scan<Op>(labels, values, n, m, inclusive, out, scratch, fallback, s); }, stream);
 }
 
 }  // namespace lp::multiscan

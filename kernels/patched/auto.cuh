@@ -1,51 +1,84 @@
-// `auto` for the patched study, from the H100 runs of issue 12 (results/h100/patched/): a plan
-// chosen on the host from what a reader knows before it decodes (the patch count, how many chunks
-// hold patches), not per warp inside one kernel.
-//   Decode    no patches: the plain FastLanes decode (fused.cuh with Patching::None)
-//   Warp      u8 always, u16 with scattered patches: fused_warp_apply (4 or 2 lanes per thread make
-//             per-lane cursors cost more than the warp's cooperative apply)
-//   Lanes     u32/u64, and u16 with clustered patches (more than `dense` per patched chunk on
-//             average): G-ALP's lane cursors (fused), the fastest of ours there in the same run.
-// A first version sent clustered patches to a decode followed by a warp per chunk applying them in
-// a second kernel; the H100 ran it at 0.54-0.93x of decode + thrust::scatter, below both fused
-// forms, so it is gone (results/h100/patched/README.md). Clustered patches at rates <= 1% still lose
-// a few percent to that peer (its flat one-thread-per-patch scatter is balanced; see the notes).
+// `auto` for the patched study (beyond the documents): the plans of its decision table
+// (auto_rule.hpp), each a variant of the study, and the one launch that profiles the layout's
+// lane_offsets on the device and runs the plan the table picks there (kernels/common/auto_launch.cuh).
+// Every plan's launcher only enqueues (no allocation, no synchronisation; thrust::scatter runs with
+// par_nosync and no temporary memory), so each can be captured into the plan graph.
 #pragma once
 #include <cstdint>
+#include <stdexcept>
 
+#include "../common/auto_launch.cuh"
+#include "auto_rule.hpp"
+#include "chunk_apply.cuh"
 #include "common.cuh"
 #include "fused.cuh"
+#include "lane_apply.cuh"
+#include "thrust_scatter.cuh"
 
 namespace lp::patched {
 
-enum class AutoPlan { Decode, Warp, Lanes };
+// The plain exception list the peer plan scatters (global positions ascending, their values), where
+// the column carries it beside the lane layout; null positions where it does not.
+template <class T>
+struct PlainPatches {
+  const std::uint32_t* positions = nullptr;
+  const T* values = nullptr;
+};
 
-inline const char* to_string(AutoPlan p) {
+template <class T>
+auto_rule::Sizes auto_sizes(const DevicePatched<T>& a, const PlainPatches<T>& plain, const Tuning& tune) {
+  auto_rule::Sizes s{};
+  s.n = a.n;
+  s.count = a.count;
+  s.lanes = chunks_of(a.n) * kLanes<T>;
+  s.type_bytes = std::uint32_t(sizeof(T));
+  s.dense = tune.dense;
+  s.plain = plain.positions != nullptr;
+  return s;
+}
+
+// The column the profile reads: lane_offsets, lanes + 1 entries, no label domain.
+template <class T>
+profile::Columns<std::uint32_t> auto_columns(const DevicePatched<T>& a) {
+  profile::Columns<std::uint32_t> c;
+  c.first = a.lane_offsets;
+  c.n_first = chunks_of(a.n) * kLanes<T> + 1;
+  return c;
+}
+
+// No plan needs scratch: auto's is the profile's slot where it looks.
+inline std::size_t auto_scratch_bytes(const auto_rule::Sizes& z) {
+  return profile::auto_scratch_bytes(z, [](auto_rule::Plan) { return std::size_t(0); });
+}
+
+template <class T>
+void auto_run_plan(auto_rule::Plan p, const DevicePatched<T>& a, const PlainPatches<T>& plain, T* out, const Tuning& tune, cudaStream_t s) {
+  using auto_rule::Plan;
   switch (p) {
-    case AutoPlan::Decode: return "decode";
-    case AutoPlan::Warp: return "fused_warp_apply";
-    case AutoPlan::Lanes: return "fused";
+    case Plan::DecodeUnpatched: return decode_unpatched(a, out, tune, s);
+    case Plan::Fused: return fused(a, out, tune, s);
+    case Plan::FusedWarpApply: return fused_warp_apply(a, out, tune, s);
+    case Plan::DecodeLaneApply: return decode_lane_apply(a, out, tune, s);
+    case Plan::DecodeChunkApply: return decode_chunk_apply(a, out, tune, s);
+    case Plan::DecodeThrustScatter:
+      if (!plain.positions) throw std::logic_error("patched auto: the peer plan without the plain exception list");
+      return decode_thrust_scatter(a, plain.positions, plain.values, a.count, out, tune, s);
+    default: throw std::logic_error("patched auto: no plan");
   }
-  return "?";
 }
 
-// count: patches; patched_chunks: chunks holding at least one.
+// Decode and patch `a` into `out` by the table. `scratch` holds auto_scratch_bytes(auto_sizes(...)).
 template <class T>
-AutoPlan auto_plan(std::int64_t count, std::int64_t patched_chunks, const Tuning& tune) {
-  if (count == 0) return AutoPlan::Decode;
-  if (sizeof(T) == 1) return AutoPlan::Warp;
-  const std::int64_t dense = tune.dense > 0 ? tune.dense : kDefaultDense;
-  const bool clustered = count > dense * patched_chunks;
-  return sizeof(T) == 2 && !clustered ? AutoPlan::Warp : AutoPlan::Lanes;
-}
-
-template <class T>
-void patched_auto(const DevicePatched<T>& a, std::int64_t patched_chunks, T* out, const Tuning& tune, cudaStream_t s) {
-  switch (auto_plan<T>(a.count, patched_chunks, tune)) {
-    case AutoPlan::Decode: return decode_unpatched(a, out, tune, s);
-    case AutoPlan::Warp: return fused_warp_apply(a, out, tune, s);
-    case AutoPlan::Lanes: return fused(a, out, tune, s);
-  }
+void patched_auto(const DevicePatched<T>& a, const PlainPatches<T>& plain, T* out, void* scratch, std::size_t scratch_bytes,
+                  const Tuning& tune, cudaStream_t s) {
+  const auto_rule::Rule rule{auto_sizes(a, plain, tune)};
+  // The graph's key: every pointer, size and knob the plans' launches are captured with (field by
+  // field: DevicePatched has padding).
+  const std::string key = plan_key("patched/auto", a.n, a.w, a.words, a.bases, a.lane_offsets, a.indices, a.values, a.count, plain.positions,
+                                   plain.values, out, tune.threads, tune.dense);
+  profile::run_auto(
+      rule, key, auto_columns(a), scratch, scratch_bytes,
+      [&](auto_rule::Plan p, cudaStream_t cs, std::size_t) { auto_run_plan(p, a, plain, out, tune, cs); }, s);
 }
 
 }  // namespace lp::patched

@@ -26,10 +26,9 @@ struct DevicePatched {
 
 struct Tuning {
   int threads = 0;  // threads per block (0: kDefaultThreads)
-  int dense = 0;    // auto: more patches than this per patched chunk (on average) count as clustered (0: kDefaultDense)
+  int dense = 0;    // auto: patches per patched lane, times a chunk's lanes, above which they count as clustered (0: auto_rule::kDefaultDense)
 };
 constexpr int kDefaultThreads = 256;
-constexpr int kDefaultDense = 256;  // a quarter chunk: above uniform patching at 10% (~102), below whole chunks
 
 // How a warp covers chunks. A thread owns V adjacent lanes, V values of 4 bytes together for the
 // narrow types, so that each row a thread produces is one 4-byte (u64: 8-byte) store and the warp's

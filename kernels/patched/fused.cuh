@@ -7,7 +7,7 @@
 //   None      not at all (the decode of the two-pass variants)
 //   Lanes     G-ALP: each thread's lane cursor swaps patches in as rows come out (galp_lane_cursor.cuh)
 //   Warp      the warp applies its chunk's patches together after the rows (warp_apply.cuh)
-// (`auto` picks among these and a two-pass form per column: auto.cuh.)
+// (`auto` picks among these and the two-pass forms per column, from a profile of lane_offsets: auto.cuh.)
 // The launchers take device pointers, sizes and a stream; every launch is checked.
 #pragma once
 #include <cuda_pipeline.h>

@@ -21,6 +21,7 @@
 #include <type_traits>
 
 #include "../common/cuda_check.cuh"
+#include "auto_rule.hpp"
 #include "binary_search.cuh"
 #include "bounds.hpp"
 #include "tile_counts.cuh"
@@ -61,9 +62,10 @@ constexpr double kSpanSlack = 1.15;
 // ratio sweeps (results/h100/sortedsearch_ratios/, |A| + |B| = 2^27): int32 binary search 0.298
 // against the windowed search's 0.314 ms at 16 on distinct keys (0.303 against 0.228 on
 // duplicates), 0.258 against 0.322 at 24; int64 0.479 against 0.453 at 12, 0.424 against 0.663
-// at 16 (8-byte keys double the bytes a merge reads per B key, not a search's).
+// at 16 (8-byte keys double the bytes a merge reads per B key, not a search's). The numbers are
+// auto's decision table's (auto_rule.hpp), where the profile may move them.
 template <class T>
-constexpr double kBinarySwitchRatio = sizeof(T) <= 4 ? 20.0 : 14.0;
+constexpr double kBinarySwitchRatio = sizeof(T) <= 4 ? auto_rule::kBinarySwitch4 : auto_rule::kBinarySwitch8;
 
 // Never switch: the windowed merge at every ratio (the sweep's merge curve).
 constexpr double kNeverSwitch = 1e30;

@@ -134,5 +134,30 @@ printf '%s' '{"study": "histogram", "axes": {"input": "uniform", "shard_variant"
 "$B" histogram --config "$T/sv.json" --out "$T/g5" >/dev/null 2>"$T/err"; rc=$?
 [ $rc -eq 2 ] && grep -q "shard_variant" "$T/err" && ok || bad "shard_variant cpu_sequential: rc=$rc $(cat "$T/err")"
 
+# SIGTERM mid-run (a time limit): exit 3, the records measured so far written, the rest marked not
+# run, meta.interrupted set. The CPU study's sequential multireduce over 40 points of 2^24 inputs
+# takes half a minute, so the signal lands mid-run.
+cat > "$T/long.json" <<'EOF2'
+{"study": "cpu", "variants": ["multireduce_seq"], "axes": {"n": ["2^24"], "m": [16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55]},
+ "repetitions": {"warmup": 0, "min": 3, "max": 3}}
+EOF2
+"$BIN/bench" cpu --config "$T/long.json" --out "$T/long" >"$T/stdout" 2>"$T/stderr" &
+pid=$!
+sleep 3
+kill -TERM $pid
+wait $pid; rc=$?
+if [ $rc -ne 3 ]; then bad "interrupted run: exit $rc, expected 3: $(tail -2 "$T/stderr")"
+elif ! python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+recs = d["records"]
+assert d["meta"]["interrupted"].startswith("SIGTERM"), d["meta"].get("interrupted")
+assert len(recs) == 40, len(recs)
+ran = [r for r in recs if r["status"] == "ok"]
+rest = [r for r in recs if r["note"].startswith("not run: the run was interrupted")]
+assert ran and rest and len(ran) + len(rest) == 40, (len(ran), len(rest))
+' "$T/long/cpu.json" 2>"$T/err"; then bad "interrupted run: $(tail -1 "$T/err")"
+else ok; fi
+
 echo "cli: $passes passed, $fails failed"
 [ $fails -eq 0 ]

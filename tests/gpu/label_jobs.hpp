@@ -45,7 +45,12 @@ inline std::vector<LabelCase> label_cases(bool quick) {
           {300007, (1 << 20) + 3, "uniform"}, {(1 << 21) + 1, (1 << 20) + 3, "degenerate"}, {(1 << 22) + 5, 100, "sorted"},
           {1 << 20, 64, "sorted"},            {1000, (1 << 20) + 3, "sorted"}, {1 << 20, 1024, "sorted"},
           // zipf labels between 2^16 and 2^18, where multiscan's auto takes sort_shared on repeats.
-          {(1 << 20) + 3, (1 << 17) + 9, "zipf"}};
+          {(1 << 20) + 3, (1 << 17) + 9, "zipf"},
+          // auto's input profile past its size threshold, in every region it separates: runs of one
+          // label and of consecutive labels beyond shared memory, a permutation, few labels present
+          // of a large space (multiscan's relabel, its count past the tiers: the fallback).
+          {(1 << 18) + 3, (1 << 22) + 1, "equal_runs"}, {(1 << 18) + 5, (1 << 21) + 3, "runs"}, {(1 << 18) + 1, (1 << 18) + 1, "permutation"},
+          {(1 << 17) + 1, 300, "equal_runs"}, {(1 << 19) + 3, (1 << 20) + 3, "sorted"}};
 }
 inline const std::vector<LabelCase> kKnobCases = {{12345, 256, "uniform"}, {4099, 100, "degenerate"}, {300007, 4099, "uniform"}, {70001, 257, "zipf"}};
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/decimal/decimal_study.hpp"
 #include "apps/histogram/histogram_study.hpp"
 #include "apps/multireduce/multireduce_study.hpp"
 #include "apps/multiscan/multiscan_study.hpp"
@@ -29,6 +30,7 @@ namespace lp::scatter_study { const char* const kDefaultConfig = "{}"; }
 namespace lp::patched_study { const char* const kDefaultConfig = "{}"; }
 namespace lp::join_study { const char* const kDefaultConfig = "{}"; }
 namespace lp::primitives_study { const char* const kDefaultConfig = "{}"; }
+namespace lp::decimal_study { const char* const kDefaultConfig = "{}"; }
 
 using harness::Params;
 using harness::Value;
@@ -47,14 +49,18 @@ const std::vector<I> kLabelN = {4, 32, 64, 128, 256, 1024, 2048, 3072, 4096, 819
 const std::vector<I> kLabelM = {1, 2, 8, 16, 32, 64, 256, 1024, 2048, 4096, 8192, 1 << 14, 28672, 29056, 56832, 58112, 1 << 16, 1 << 17,
                                 1 << 18, 1 << 20};
 
-const std::vector<std::string> kDistributions = {"uniform", "degenerate", "sorted", "zipf"};
+// Every distribution of harness::labels: runs of consecutive and of equal labels, short and long
+// (auto's profile sees them as ordered), zipf up to 3 (one hot label), the permutation (m = n).
+const std::vector<std::string> kDistributions = {"uniform", "degenerate", "sorted", "zipf", "runs", "equal_runs", "permutation"};
 
 void draw_labels(FuzzRng& r, Params& p, bool quick) {
   p["n"] = r.size(1, quick ? 1 << 15 : 1 << 22, kLabelN);
   const I m_max = quick ? 1 << 12 : r.chance(0.05) ? 1 << 24 : (1 << 20) + 3;
   p["m"] = r.size(1, m_max, kLabelM);
   p["distribution"] = r.pick(kDistributions);
-  p["zipf_s"] = r.pick(std::vector<double>{0.6, 1.0, 1.5, 2.5});
+  p["zipf_s"] = r.pick(std::vector<double>{0.6, 1.0, 1.5, 2.5, 3.0});
+  p["run_length"] = r.pick(std::vector<double>{2.0, 16.0, 300.0});
+  if (std::get<std::string>(p["distribution"]) == "permutation") p["m"] = p["n"];
 }
 
 // One knob of the values the GPU tests exercise, on about one case in six.
@@ -107,8 +113,9 @@ void draw_histogram(FuzzRng& r, Params& p, bool quick) {
   p["n"] = r.size(1, quick ? 1 << 16 : 1 << 22, {4, 16, 64, 256, 1024, 16128, 48384, 1 << 16, 1 << 17, kSms * 1024 * 16, 1 << 20, 1 << 22});
   p["bins"] = u8 ? r.size(1, 256, {1, 2, 63, 64, 65, 128, 255, 256})
                  : r.size(1, quick ? 1 << 12 : r.chance(0.05) ? 1 << 24 : (1 << 20) + 3, kLabelM);
-  p["input"] = r.pick(std::vector<std::string>{"uniform", "degenerate", "zipf"});
-  p["zipf_s"] = r.pick(std::vector<double>{0.6, 1.0, 1.5, 2.5});
+  p["input"] = r.pick(std::vector<std::string>{"uniform", "degenerate", "zipf", "sorted", "runs", "equal_runs"});
+  p["zipf_s"] = r.pick(std::vector<double>{0.6, 1.0, 1.5, 2.5, 3.0});
+  p["run_length"] = r.pick(std::vector<double>{2.0, 16.0, 300.0});
   draw_knob(r, p, {{"factor", {I(1), I(4), I(8)}}, {"threads", {I(64), I(128), I(512)}}, {"blocks_per_sm", {I(1), I(3)}},
                    {"cluster", {I(2), I(4)}}});
   draw_sharding(r, p);
@@ -129,8 +136,6 @@ void draw_sortedsearch(FuzzRng& r, Params& p, bool quick) {
 // clustered runs and, with m = n, the permutation.
 void draw_scatter(FuzzRng& r, Params& p, bool quick) {
   draw_labels(r, p, quick);
-  if (r.chance(0.3)) p["distribution"] = r.pick(std::vector<std::string>{"runs", "permutation"});
-  if (std::get<std::string>(p["distribution"]) == "permutation") p["m"] = p["n"];
   p["op"] = r.pick(std::vector<std::string>{"scatter", "gather"});
   p["type"] = r.pick(std::vector<std::string>{"int32", "int64", "float32"});
   draw_knob(r, p, {{"threads", {I(64), I(512), I(1024)}}, {"blocks_per_sm", {I(1), I(3)}}, {"sort_bits", {I(1), I(5), I(12)}},
@@ -169,6 +174,18 @@ void draw_join(FuzzRng& r, Params& p, bool quick) {
   draw_knob(r, p, {{"radix_bits", {I(1), I(4), I(12)}}});
 }
 
+// The decimal group-by: rows and products over the label distributions (the hot ids of zipf, ids in
+// runs), every type of the query; the auto's look from 2^17 rows.
+void draw_decimal(FuzzRng& r, Params& p, bool quick) {
+  p["n"] = r.size(1, quick ? 1 << 15 : 1 << 21, kLabelN);
+  p["m"] = r.size(1, quick ? 1 << 12 : (1 << 20) + 3, kLabelM);
+  p["distribution"] = r.pick(std::vector<std::string>{"uniform", "zipf", "degenerate", "sorted", "runs", "equal_runs"});
+  p["zipf_s"] = r.pick(std::vector<double>{0.6, 1.0, 2.5, 3.0});
+  p["run_length"] = r.pick(std::vector<double>{2.0, 16.0, 300.0});
+  p["type"] = r.pick(std::vector<std::string>{"decimal128", "decimal64", "double"});
+  if (r.chance(0.2)) p["on_overflow"] = std::string("fail");
+}
+
 // He et al.'s primitives (issue 13): sizes around the split's 256-thread blocks and 4096-tuple
 // chunks and the map's 16-byte vectors, every primitive, fanouts from 2 to 4096 (powers of two and
 // not).
@@ -192,6 +209,7 @@ int main(int argc, char** argv) {
   if (study_name == "patched") return run_fuzz(test, *lp::patched_study::make_study(), draw_patched, 400, 8);
   if (study_name == "join") return run_fuzz(test, *lp::join_study::make_study(), draw_join, 300, 8);
   if (study_name == "primitives") return run_fuzz(test, *lp::primitives_study::make_study(), draw_primitives, 300, 8);
-  std::fprintf(stderr, "usage: test_gpu_fuzz multireduce|multiscan|histogram|sortedsearch|scatter|patched|join|primitives\n");
+  if (study_name == "decimal") return run_fuzz(test, *lp::decimal_study::make_study(), draw_decimal, 300, 8);
+  std::fprintf(stderr, "usage: test_gpu_fuzz multireduce|multiscan|histogram|sortedsearch|scatter|patched|join|primitives|decimal\n");
   return 2;
 }

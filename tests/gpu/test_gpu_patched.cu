@@ -3,12 +3,17 @@
 // are not multiples of 1024 (a partial last chunk) and odd ones, every type, bit widths from 1 to the
 // full width, empty patch sets (rate 0), every position and so every lane patched (rate 1), chunks
 // with all 1024 positions patched (clustered), dense and sparse chunks side by side with `dense`
-// on both sides of them for `auto`'s per-column plan, block sizes (u64 at w = 64 caps the block by its staging area), several seeds;
-// then the cases again in a shuffled order, so no outcome depends on what ran before. Exit 77
+// on both sides of them, block sizes (u64 at w = 64 caps the block by its staging area), several seeds;
+// then the cases again in a shuffled order, so no outcome depends on what ran before. Then `auto` on
+// columns just above and below the size where it looks at lane_offsets on the device, where the
+// profile sends it to each plan its table can answer (no patches, spread, clustered below and above
+// the peer's rate, every lane patched, `dense` above whole chunks): the plan it records must be the
+// table's answer on the host (kernels/patched/auto_rule.hpp), and the column must validate. Exit 77
 // (CTest: skipped) without a GPU; LP_GPU_TEST_QUICK=1 (the sanitizer runs) takes fewer, smaller cases.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -16,6 +21,8 @@
 
 #include "apps/harness/datagen.hpp"
 #include "apps/patched/patched_study.hpp"
+#include "kernels/patched/auto_rule.hpp"
+#include "kernels/patched/fastlanes.hpp"
 #include "check.hpp"
 #include "check_variant.hpp"
 #include "gpu_test.hpp"
@@ -51,6 +58,42 @@ Params params_for(const harness::Study& study, const Case& c) {
   p["threads"] = c.threads;
   p["dense"] = c.dense;
   return p;
+}
+
+// auto at one point the way the benchmark records it (prepare, run, validate, metrics, release): the
+// plan it reports, checked against the table's answer for the point's sizes and the lane density the
+// generator made, which the profile of lane_offsets must see: 1024 for whole patched chunks, and for
+// patches spread at rate p over lanes of W rows, 1024 p / (the fraction of lanes patched, 1 - (1 - p)^W).
+void check_auto_plan(const harness::Study& study, const Case& c, const std::string& what) {
+  namespace ar = lp::patched::auto_rule;
+  const std::uint32_t bytes = std::uint32_t(bits_of(c.type) / 8);
+  ar::Sizes z{};
+  z.n = c.n;
+  z.count = std::min<std::int64_t>(c.n, std::llround(c.rate * double(c.n)));
+  z.lanes = lp::patched::chunks_of(c.n) * lp::patched::lanes_for_bytes(int(bytes));
+  z.type_bytes = bytes;
+  z.dense = int(c.dense);
+  z.plain = true;
+  const double spread = c.rate > 0 ? 1024 * c.rate / (1 - std::pow(1 - c.rate, bits_of(c.type))) : 0;
+  const bool clustered = (c.patches == "clustered" ? 1024.0 : spread) > ar::dense_threshold(z);
+  const std::string want = ar::name(!ar::needs_look(z) ? ar::by_size(z) : clustered ? ar::clustered_plan(z) : ar::by_size(z));
+  auto point = study.make_point(params_for(study, c), c.seed, true);
+  try {
+    point->prepare("auto");
+    point->run("auto", nullptr);
+    const cudaError_t e = cudaDeviceSynchronize();
+    CHECK_MSG(e == cudaSuccess, what << ": " << cudaGetErrorString(e));
+    const harness::Validation v = point->validate("auto");
+    CHECK_MSG(v.status == harness::Validation::Status::Pass, what << ": " << v.detail);
+    const Params m = point->metrics("auto");
+    const std::string got = harness::as_str(m, "plan"), look = harness::as_str(m, "look");
+    CHECK_MSG(got == want, what << ": plan " << got << ", the table says " << want);
+    CHECK_MSG(look == (ar::needs_look(z) ? "device" : "none"), what << ": look " << look);
+    std::printf("  auto %s: %s (look %s)\n", what.c_str(), got.c_str(), look.c_str());
+  } catch (const std::exception& e) {
+    CHECK_MSG(false, what << ": " << e.what());
+  }
+  point->release("auto");
 }
 
 }  // namespace
@@ -98,6 +141,29 @@ int main() {
     tests.push_back({params_for(*study, c), c.seed,
                      "n=" + std::to_string(c.n) + " " + c.type + " w=" + std::to_string(c.w) + " rate=" + harness::to_string(Value(c.rate)) + " " +
                          c.patches + " threads=" + std::to_string(c.threads) + " dense=" + std::to_string(c.dense) + " seed=" + std::to_string(c.seed)});
-  run_cases_in_two_orders(*study, tests);
+  if (!run_cases_in_two_orders(*study, tests)) return test_summary("test_gpu_patched");
+
+  // auto where it looks: every type at the smallest column it looks at (a partial last chunk) and one
+  // value below. Clustered at 1% (the peer for every type), 5% (u16 and u64: the peer; u8 and u32:
+  // ours, no look), 10% (u16: fused's lane cursors), spread at 0.1% and 1 (the spread plans),
+  // clustered with `dense` above a whole chunk (read as spread), no patches (the plain decode).
+  namespace ar = lp::patched::auto_rule;
+  std::vector<Case> autos;
+  for (const std::string type : {"u8", "u16", "u32", "u64"}) {
+    const std::int64_t n = ar::kLookMinBytes / (bits_of(type) / 8) + 517;
+    const std::int64_t w = bits_of(type) / 2;
+    autos.push_back({n, type, w, 0.01, "clustered", 0, 0, 21});
+    autos.push_back({n - 518, type, w, 0.01, "clustered", 0, 0, 22});
+    if (quick) continue;
+    autos.push_back({n, type, w, 0, "uniform", 0, 0, 23});
+    autos.push_back({n, type, w, 0.001, "uniform", 0, 0, 24});
+    autos.push_back({n, type, w, 1, "uniform", 0, 0, 25});
+    autos.push_back({n, type, w, 0.05, "clustered", 0, 0, 26});
+    autos.push_back({n, type, w, 0.1, "clustered", 0, 0, 27});
+    autos.push_back({n, type, w, 0.01, "clustered", 0, 2048, 28});
+  }
+  for (const Case& c : autos)
+    check_auto_plan(*study, c, "n=" + std::to_string(c.n) + " " + c.type + " rate=" + harness::to_string(Value(c.rate)) + " " + c.patches +
+                                   " dense=" + std::to_string(c.dense));
   return test_summary("test_gpu_patched");
 }

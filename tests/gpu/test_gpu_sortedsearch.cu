@@ -1,15 +1,23 @@
 // Every sorted-search kernel mode against the CPU references: many random sizes (not multiples of
 // tiles or vector widths), every key type, duplicate-heavy and distinct keys, adversarial layouts,
-// several seeds. Exit 77 (CTest: skipped) without a GPU.
+// several seeds. Then `auto` where it looks at both columns on the device (|A| + |B| around the
+// size where it starts to): needles below, above, inside and wider than the haystack, duplicates,
+// tiny and huge ratios, every key type, each answer checked against the CPU and the plan against the
+// table's on the host profile (kernels/sortedsearch/auto_rule.hpp); and the study's auto_* variants
+// through its own points in two orders. Exit 77 (CTest: skipped) without a GPU.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "apps/harness/device_buffer.hpp"
+#include "apps/sortedsearch/sortedsearch_study.hpp"
 #include "check.hpp"
+#include "check_variant.hpp"
 #include "gpu_test.hpp"
 #include "sorted_inputs.hpp"
 #include "cpu_reference/sortedsearch/cpu_sorted_search.hpp"
@@ -18,7 +26,12 @@
 #include "kernels/sortedsearch/mergepath_sorted_search.cuh"
 #include "kernels/sortedsearch/windowed_sorted_search.cuh"
 
+namespace lp::sortedsearch_study {
+const char* const kDefaultConfig = "{}";
+}
+
 namespace ss = lp::sortedsearch;
+namespace ar = lp::sortedsearch::auto_rule;
 using harness::DeviceBuffer;
 using ss::Bounds;
 using ss::Output;
@@ -180,25 +193,164 @@ static void check_all(const std::vector<T>& a, const std::vector<T>& b, std::mt1
   check_windowed<SmallWin>(a, b, da, db);
   check_windowed<ss::DefaultWindowedShape<T>>(a, b, da, db);
   check_binary(a, b, da, db, rng);
-  // auto: whichever search its ratio picks, both bounds.
+  // auto (below the look's size: its plan by sizes) and the several-GPU search's plan by sizes with
+  // an index offset, both bounds.
+  using MP = ss::DefaultMergePathTuning<T>;
+  using WIN = ss::DefaultWindowedShape<T>;
   const int na = int(a.size()), nb = int(b.size());
   DeviceBuffer<u32> oa(na + 1);
-  DeviceBuffer<char> scratch(ss::auto_search_scratch_bytes<ss::DefaultMergePathTuning<T>, ss::DefaultWindowedShape<T>>(na, nb));
+  const std::size_t bytes = ss::auto_search_scratch_bytes<MP, WIN, T>(na, nb);
+  DeviceBuffer<char> scratch(std::max(bytes, ss::auto_search_by_size_scratch_bytes<MP, WIN, T>(na, nb)));
   std::vector<u32> ref(na);
-  const std::string chose = ss::choice_name(ss::choose_search<T>(na, nb));
+  const std::string plan = ar::name(by_size(ss::auto_sizes<WIN, T>(na, nb, true)));
+  for (Bounds bounds : {Bounds::Lower, Bounds::Upper}) {
+    for (std::uint32_t base : {0u, 1000u}) {
+      oa.poison();
+      if (bounds == Bounds::Lower) {
+        if (base == 0) ss::auto_sorted_search<MP, WIN, Bounds::Lower>(da.get(), na, db.get(), nb, oa.get(), scratch.get(), bytes, nullptr);
+        else ss::auto_sorted_search_by_size<MP, WIN, Bounds::Lower>(da.get(), na, db.get(), nb, oa.get(), scratch.get(), nullptr, base);
+        lp::cpu::sorted_search<Bounds::Lower>(a.data(), na, b.data(), nb, ref.data());
+      } else {
+        if (base == 0) ss::auto_sorted_search<MP, WIN, Bounds::Upper>(da.get(), na, db.get(), nb, oa.get(), scratch.get(), bytes, nullptr);
+        else ss::auto_sorted_search_by_size<MP, WIN, Bounds::Upper>(da.get(), na, db.get(), nb, oa.get(), scratch.get(), nullptr, base);
+        lp::cpu::sorted_search<Bounds::Upper>(a.data(), na, b.data(), nb, ref.data());
+      }
+      for (auto& v : ref) v += base;
+      auto got = oa.download();
+      got.resize(na);
+      expect_equal(ref, got, std::string("auto ") + (bounds == Bounds::Lower ? "lower" : "upper") + " (" + plan + ", base " + std::to_string(base) + ")");
+    }
+  }
+}
+
+// Sorted keys of type T without a sort: n keys over [lo, hi], each `copies` times, the k-th distinct
+// one at lo + (hi - lo) (k + u) / keys for a uniform u in [0, 1) (ascending whatever u draws).
+template <class T>
+static std::vector<T> spread_keys(std::int64_t n, double lo, double hi, int copies, std::mt19937_64& rng) {
+  std::vector<T> v(static_cast<std::size_t>(n));
+  const double keys = double((n + copies - 1) / copies);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (std::int64_t i = 0; i < n; i += copies) {
+    const T x = T(std::floor(lo + (hi - lo) * (double(i / copies) + u(rng)) / keys));
+    for (int c = 0; c < copies && i + c < n; ++c) v[static_cast<std::size_t>(i + c)] = x;
+  }
+  return v;
+}
+
+// auto on columns large enough to look: both bounds against the CPU, and the plan the device's
+// profile chose (read from its slot at the end of the scratch) equal to the table's answer on the
+// host twin's profile of the same columns (the device's counts equal the twin's), and to `want`
+// where the case names one.
+template <class T>
+static void check_auto_profiled(const std::vector<T>& a, const std::vector<T>& b, const char* want, const std::string& what) {
+  using MP = ss::DefaultMergePathTuning<T>;
+  using WIN = ss::DefaultWindowedShape<T>;
+  where = what + " |A|=" + std::to_string(a.size()) + " |B|=" + std::to_string(b.size());
+  const int na = int(a.size()), nb = int(b.size());
+  const ar::Sizes z = ss::auto_sizes<WIN, T>(na, nb, true);
+  using lp::profile::count_column_host;
+  using lp::profile::finish;
+  const ar::Plan host = ar::decide(z, finish(count_column_host(b.data(), nb), nb, 0), finish(count_column_host(a.data(), na), na, 0));
+  DeviceBuffer<T> da, db;
+  da.upload(a);
+  db.upload(b);
+  DeviceBuffer<u32> oa(na + 1);
+  const std::size_t bytes = ss::auto_search_scratch_bytes<MP, WIN, T>(na, nb);
+  DeviceBuffer<char> scratch(bytes);
+  std::vector<u32> ref(na);
   for (Bounds bounds : {Bounds::Lower, Bounds::Upper}) {
     oa.poison();
     if (bounds == Bounds::Lower) {
-      ss::auto_sorted_search<ss::DefaultMergePathTuning<T>, ss::DefaultWindowedShape<T>, Bounds::Lower>(da.get(), na, db.get(), nb, oa.get(), scratch.get(), nullptr);
+      ss::auto_sorted_search<MP, WIN, Bounds::Lower>(da.get(), na, db.get(), nb, oa.get(), scratch.get(), bytes, nullptr);
       lp::cpu::sorted_search<Bounds::Lower>(a.data(), na, b.data(), nb, ref.data());
     } else {
-      ss::auto_sorted_search<ss::DefaultMergePathTuning<T>, ss::DefaultWindowedShape<T>, Bounds::Upper>(da.get(), na, db.get(), nb, oa.get(), scratch.get(), nullptr);
+      ss::auto_sorted_search<MP, WIN, Bounds::Upper>(da.get(), na, db.get(), nb, oa.get(), scratch.get(), bytes, nullptr);
       lp::cpu::sorted_search<Bounds::Upper>(a.data(), na, b.data(), nb, ref.data());
     }
+    const cudaError_t e = cudaDeviceSynchronize();
+    CHECK_MSG(e == cudaSuccess, where << ": " << cudaGetErrorString(e));
     auto got = oa.download();
     got.resize(na);
-    expect_equal(ref, got, std::string("auto ") + (bounds == Bounds::Lower ? "lower" : "upper") + " (" + chose + ")");
+    expect_equal(ref, got, std::string("auto ") + (bounds == Bounds::Lower ? "lower" : "upper") + " (" + ar::name(host) + ")");
+    ar::Plan ran = ar::by_size(z);
+    if (ar::needs_look(z)) {
+      lp::profile::Slot slot;
+      LP_CUDA(cudaMemcpy(&slot, lp::profile::slot_in(scratch.get(), bytes), sizeof slot, cudaMemcpyDeviceToHost));
+      ran = ar::Plan(slot.plan);
+      CHECK_MSG(slot.columns == 2, where << ": the profile read " << slot.columns << " columns");
+    }
+    CHECK_MSG(ran == host, where << ": the device ran " << ar::name(ran) << ", the host twin says " << ar::name(host));
+    if (want) CHECK_MSG(std::string(ar::name(ran)) == want, where << ": ran " << ar::name(ran) << ", the case is for " << want);
   }
+  std::printf("  auto %s: %s%s\n", where.c_str(), ar::name(host), ar::needs_look(z) ? " (looked)" : "");
+}
+
+// The cases, for key type T at |A| + |B| = `keys` (the look's threshold for 4-byte keys is 2^25 keys,
+// for 8-byte 2^24): each layout where the profile moves the plan, and the sizes one key below.
+template <class T>
+static void auto_profiled_cases(std::int64_t keys, bool quick, std::mt19937_64& rng, const char* type) {
+  const bool four = sizeof(T) == 4;
+  auto split = [&](double r) { return std::int64_t(double(keys) / (1 + r)); };  // |A| at |B| / |A| = r
+  auto run = [&](double r, double a_lo, double a_hi, double b_lo, double b_hi, int b_copies, const char* want, const std::string& what) {
+    const std::int64_t na = split(r), nb = keys - na;
+    check_auto_profiled(spread_keys<T>(na, a_lo, a_hi, 1, rng), spread_keys<T>(nb, b_lo, b_hi, b_copies, rng), want, std::string(type) + " " + what);
+  };
+  // The haystack's keys over [0, 2^25]: nearly distinct at these sizes, and 32 of its widths either
+  // side still fit int32.
+  const double big = double(std::int64_t(1) << 25);
+  // A merge-path ratio (4-byte: 0.4; 8-byte: 0.5): disjoint needles take the windowed search.
+  const double mr = four ? 0.4 : 0.5;
+  run(mr, -2 * big, -big, 0, big, 1, "windowed", "needles below the haystack");
+  run(mr, 2 * big, 3 * big, 0, big, 1, "windowed", "needles above the haystack");
+  run(mr, 0, big, 0, big, 1, "mergepath", "interleaved at the merge path's ratio");
+  if (quick) return;
+  // Only integer keys spread their order-preserving words as they spread (the table's reading of a range).
+  if (std::is_integral_v<T>) {
+    run(64, big / 2, big / 2 + big / 64, 0, big, 1, "windowed", "needles inside 1/64 of the haystack's range at 64");
+    run(1, -32 * big, 32 * big, 0, big, 1, "binary_search", "needles spread 64 times wider than the haystack");
+    if (four) run(1, 0, 30 * big, 0, big, 1, "thrust", "needles spread 30 times wider than the haystack");
+    run(four ? 0.7 : 1.5, 0, big, 0, big, 8, "mergepath", "a duplicate-heavy haystack near the windowed search's low");
+    if (!four) run(12, 0, big, 0, big, 8, "thrust", "a duplicate-heavy haystack at 12");
+  }
+  run(1.0 / 64, 0, big, 0, big, 1, four ? "windowed" : "mergepath", "interleaved at 1/64");
+  run(64, 0, big, 0, big, 1, "binary_search", "interleaved at 64");
+  run(1.2, 0, big, 0, big, 1, "windowed", "interleaved at 1.2");
+  // One key under the look: the plan by sizes, whatever the layout.
+  const std::int64_t na = split(mr), nb = keys - 1 - na;
+  check_auto_profiled(spread_keys<T>(na, -2 * big, -big, 1, rng), spread_keys<T>(nb, 0, big, 1, rng), "mergepath",
+                      std::string(type) + " needles below the haystack, one key under the look");
+}
+
+// The study's auto_* variants through its own points (generator, poisoned outputs, validation), in
+// two orders: every type and key kind at tiny, middling and huge ratios, and around the look's size.
+static void study_autos(bool quick) {
+  auto study = lp::sortedsearch_study::make_study();
+  std::vector<TestCase> cases;
+  auto add = [&](std::int64_t a, std::int64_t b, const std::string& type, const std::string& keys, std::uint64_t seed) {
+    harness::Params p = default_params(*study);
+    p["a_size"] = a;
+    p["b_size"] = b;
+    p["type"] = type;
+    p["keys"] = keys;
+    cases.push_back({p, seed, type + " " + keys + " |A|=" + std::to_string(a) + " |B|=" + std::to_string(b)});
+  };
+  std::uint64_t seed = 100;
+  // At the look's size (4-byte keys 2^25, 8-byte 2^24) and one key below.
+  for (const std::string keys : {"distinct", "dups"}) {
+    add(std::int64_t(1) << 24, std::int64_t(1) << 24, "int32", keys, ++seed);
+    add(std::int64_t(1) << 24, (std::int64_t(1) << 24) - 1, "int32", keys, ++seed);
+    if (quick) continue;
+    add(std::int64_t(1) << 22, 3 * (std::int64_t(1) << 22), "double", keys, ++seed);
+    add((std::int64_t(1) << 22) * 7, std::int64_t(1) << 22, "int64", keys, ++seed);
+  }
+  for (const std::string type : {"int32", "int64", "float", "double"})
+    for (const std::string keys : {"distinct", "dups"})
+      for (std::int64_t a : {std::int64_t(1), std::int64_t(3001), std::int64_t(200003)})
+        for (double r : {1.0 / 64, 0.3, 1.0, 17.0, 64.0}) add(a, std::max<std::int64_t>(0, std::int64_t(r * double(a))), type, keys, ++seed);
+  add(0, 5000, "int32", "distinct", ++seed);
+  add(5000, 0, "int64", "dups", ++seed);
+  if (quick) cases.resize(std::min<std::size_t>(cases.size(), 40));
+  run_cases_in_two_orders(*study, cases, {"auto_lower", "auto_upper", "auto_complete"});
 }
 
 template <class T>
@@ -312,7 +464,7 @@ int main() {
   auto around = [&](double r) {
     for (double f : {0.97, 1.0, 1.03}) ratios.push_back(r * f);
   };
-  for (double r : {ss::kMergePathLow<int>, ss::kWindowedLow<int>, ss::kWindowedLow<std::int64_t>, sw, ss::kBinarySwitchRatio<std::int64_t>}) around(r);
+  for (double r : {ar::kMergePathLow4, ar::kWindowedLow4, ar::kWindowedLow8, sw, ss::kBinarySwitchRatio<std::int64_t>, ar::kThrustMax4}) around(r);
   using Shape = ss::DefaultWindowedShape<int>;
   for (int vt : ss::kWindowedVts)
     if (vt != ss::kHalfTile) around(double(Shape::window) / (double(ss::windowed_tile_needles<Shape>(vt)) * ss::kSpanSlack));
@@ -329,5 +481,13 @@ int main() {
   }
   check_comparator(rng);
   LP_CUDA(cudaDeviceSynchronize());
+  // auto where it looks, at the threshold of each key size.
+  auto_profiled_cases<std::int32_t>(std::int64_t(1) << 25, quick, rng, "int32");
+  auto_profiled_cases<float>(std::int64_t(1) << 25, quick, rng, "float");
+  if (!quick) {
+    auto_profiled_cases<std::int64_t>(std::int64_t(1) << 24, quick, rng, "int64");
+    auto_profiled_cases<double>(std::int64_t(1) << 24, quick, rng, "double");
+  }
+  study_autos(quick);
   return test_summary("gpu_sortedsearch");
 }

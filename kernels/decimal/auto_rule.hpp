@@ -1,0 +1,107 @@
+// The decimal group-by's `auto` decision table (beyond the article): from the query's type, m and
+// what fits on chip, and over enough rows the profile of the product ids the device computes
+// (kernels/common/input_profile.hpp), to the group-by that runs. Plain C++, __host__ __device__; the
+// thresholds come from the H100 sweeps (results/h100/decimal/) and the fitting sweep
+// (configs/regret/fit/decimal.json).
+#pragma once
+#include <cstdint>
+
+#include "../common/hd.hpp"
+#include "../common/input_profile.hpp"
+
+namespace lp::decimal::auto_rule {
+
+enum class Plan : unsigned { Shared, SharedNarrow, Cluster, Global, Sort, Count };
+inline const char* name(Plan p) {
+  constexpr const char* kNames[] = {"shared_privatized", "shared_narrow", "cluster_privatized", "global_atomics", "sort_reduce"};
+  return unsigned(p) < unsigned(Plan::Count) ? kNames[unsigned(p)] : "?";
+}
+
+enum class Kind : unsigned { Decimal128, Decimal64, Double };
+
+struct Sizes {
+  Kind kind = Kind::Decimal128;
+  std::int64_t n = 0;
+  std::uint32_t m = 0;
+  std::uint32_t bucket_bytes = 16;  // the auto's buckets (decimal64: the two words' 16 bytes)
+  std::uint32_t narrow_bytes = 8;   // decimal64's 8-byte sticky sums
+  bool shared = false;              // shared_privatized's sets fit
+  bool shared_narrow = false;       // ... with 8-byte sticky buckets (decimal64)
+  bool cluster = false;             // a cluster holds the buckets
+  bool int_counts = true;           // n fits the sorts' int counts
+  double l2_bytes = 50.0 * (1 << 20);
+};
+
+constexpr std::int64_t kLookMinN = std::int64_t(1) << 17;
+// Small bucket sets stay in shared memory whatever the ids: replicas spread a hot id's updates.
+constexpr double kSmallSetBytes = 4096;
+// Few rows, or rows under a quarter of the products: one global atomic a row (warp-aggregated)
+// beats every plan that first clears a block's or a cluster's bucket set (H100 regret sweep:
+// n = 1..40 000 over m = 8..400 000, global_atomics 7-13 us, shared_privatized 9-22, the cluster
+// 13-30).
+constexpr std::int64_t kFewRows = 8192;
+constexpr double kSparse = 0.25;
+// Ids in order or in runs: a warp's rows share a product, and the aggregated global atomics update
+// it once a warp, at any m (sorted, m = 212 000: 18 us against the cluster's 78; runs of 4096 over
+// m = 48 000: 0.71 ms against the cluster's 3.9), but for sets that a block holds many times.
+constexpr double kOrderedSorted = 0.97, kOrderedWarpRuns = 4.0, kOrderedSharedBytes = 32768;
+// A product is hot where it takes this share of the runs: atomics on it serialise.
+constexpr double kHotShare = 0.02;
+
+LP_HD bool within_l2(const Sizes& s, double fraction) { return double(s.m) * s.bucket_bytes <= fraction * s.l2_bytes; }
+LP_HD bool small_set(const Sizes& s) { return s.shared && double(s.m) * s.bucket_bytes <= kSmallSetBytes; }
+LP_HD bool few_rows(const Sizes& s) { return s.n < kFewRows || double(s.n) < kSparse * double(s.m); }
+
+LP_HD Plan by_size(const Sizes& s) {
+  if (few_rows(s)) return Plan::Global;
+  if (s.kind == Kind::Double) {
+    if (s.shared) return Plan::Shared;
+    return within_l2(s, 0.75) || !s.int_counts ? Plan::Global : Plan::Sort;
+  }
+  if (small_set(s)) return Plan::Shared;
+  return s.cluster ? Plan::Cluster : Plan::Global;
+}
+
+LP_HD bool needs_look(const Sizes& s) { return s.n >= kLookMinN && !few_rows(s) && !small_set(s); }
+
+LP_HD Plan decide(const Sizes& s, const profile::Profile& p) {
+  if (!needs_look(s)) return by_size(s);
+  if (p.sorted >= kOrderedSorted || p.warp_runs <= kOrderedWarpRuns)
+    return s.shared && double(s.m) * s.bucket_bytes <= kOrderedSharedBytes ? Plan::Shared : Plan::Global;
+  const bool hot = p.heavy >= kHotShare;
+  if (s.kind == Kind::Double) {
+    // Double sums over a hot id: the sort (0.068 ms at zipf 2.3 over 8 400 ids and 700 000 rows;
+    // the cluster 0.076, CUB's sort + reduce-by-key 0.079, shared memory's atomics 0.09+).
+    if (hot && s.int_counts) return Plan::Sort;
+    return by_size(s);
+  }
+  if (s.kind == Kind::Decimal64) {
+    if (hot) return s.cluster ? Plan::Cluster : s.int_counts ? Plan::Sort : Plan::Global;
+    if (double(s.m) * s.narrow_bytes <= 131072 && s.shared_narrow) return Plan::SharedNarrow;
+    if (s.cluster && double(s.m) * s.bucket_bytes <= 1048576) return Plan::Cluster;
+    return within_l2(s, 0.75) || !s.int_counts ? Plan::Global : Plan::Sort;
+  }
+  if (!hot && double(s.m) * s.bucket_bytes <= 16384 && s.shared) return Plan::Shared;
+  if (s.cluster) return Plan::Cluster;
+  return hot && s.int_counts ? Plan::Sort : Plan::Global;
+}
+
+LP_HD bool possible(const Sizes& s, Plan q) {
+  if (q == by_size(s)) return true;
+  if (!needs_look(s)) return false;
+  switch (q) {
+    case Plan::Shared: return s.shared;
+    case Plan::SharedNarrow: return s.kind == Kind::Decimal64 && s.shared_narrow;
+    case Plan::Cluster: return s.kind != Kind::Double && s.cluster;
+    case Plan::Global: return true;
+    case Plan::Sort: return s.int_counts;
+    default: return false;
+  }
+}
+
+struct Rule {
+  Sizes sizes;
+  LP_HD unsigned operator()(const profile::Profile& first, const profile::Profile&, double) const { return unsigned(decide(sizes, first)); }
+};
+
+}  // namespace lp::decimal::auto_rule

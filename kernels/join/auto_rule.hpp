@@ -1,0 +1,211 @@
+// The join's `auto` decision table (beyond the paper): from the sizes, the key type and the L2, and
+// for an equi-join of two large relations from the profiles of R's and S's keys and the match
+// estimate the device computes (kernels/common/input_profile.hpp), to the join that runs. Plain
+// C++, __host__ __device__: the profile pass evaluates it on the device, the CPU test
+// (tests/cpu/test_auto_rule_join.cpp) at every boundary. The thresholds are provisional, read off
+// the H100's join runs (results/h100/join/); the fitting sweep (configs/regret/fit/join.json)
+// refits them.
+//
+// Every plan here builds on R (a hash table of R, R's sorted index) or sorts both sides, except the
+// nested loop, which holds a tile of S in shared memory and streams R past it: with |S| tiny that
+// is the join built on the small side, one pass over R. With |R| tiny, R's hash table stays cached
+// and S streams past it once. Neither of the two then sorts or partitions the large side.
+#pragma once
+#include <cstdint>
+
+#include "../common/hd.hpp"
+#include "../common/input_profile.hpp"
+
+namespace lp::join::auto_rule {
+
+// The plans, named after the variants they run (smj_presorted is no plan: its sort is untimed).
+enum class Plan : unsigned { Nlj, InljCss, InljBs, Smj, Hj, GlobalHash, Count };
+inline const char* name(Plan p) {
+  constexpr const char* kNames[] = {"nlj", "inlj_css", "inlj_bs", "smj", "hj", "global_hash"};
+  return unsigned(p) < unsigned(Plan::Count) ? kNames[unsigned(p)] : "?";
+}
+
+// What the host knows before any look: the sizes, the predicate, the key type, the L2, and which
+// plans can run at this point (each variant's own supported-when, evaluated on the host). The
+// fields leave no padding: run_auto keys its plan graph on this struct's bytes, and padding bytes
+// are indeterminate.
+struct Sizes {
+  std::int64_t nr = 0, ns = 0;
+  std::uint64_t band = 0;  // 0: the equi-join
+  double l2_bytes = 50.0 * (1 << 20);
+  std::uint16_t key_bytes = 4;  // 4 (int32) or 8 (int64)
+  bool nlj = false, inlj_css = false, inlj_bs = false, smj = false, hj = false, global_hash = false;
+};
+static_assert(sizeof(Sizes) == 4 * 8 + 2 + 6, "Sizes has no padding (its bytes are a plan key)");
+
+LP_HD bool runs(const Sizes& s, Plan p) {
+  switch (p) {
+    case Plan::Nlj: return s.nlj;
+    case Plan::InljCss: return s.inlj_css;
+    case Plan::InljBs: return s.inlj_bs;
+    case Plan::Smj: return s.smj;
+    case Plan::Hj: return s.hj;
+    case Plan::GlobalHash: return s.global_hash;
+    default: return false;
+  }
+}
+
+// |S| at most this: S is one tile of the nested loop, R streams past it once and each R key is
+// compared with |S| keys on chip. That costs |S| / 1.5e12 s per R tuple on the H100 (the nlj
+// runs), a radix sort of R about 1 / 2.8e10 s per tuple (SMJ at 2^26): every other plan pays at
+// least that on R (a sort, a partition or, beyond L2, a build at random), so the loop wins up to
+// about 50 S keys (a spot check, |R| = 2^24: |S| = 20 int64, nlj 0.33 ms, hj 1.19; |S| = 1000
+// int32, nlj 10.5, hj 0.65).
+constexpr std::int64_t kNljMaxS = 32;
+// R's hash table (2 |R| slots) at most this many bytes: its few lines stay cached beside the probe
+// kernel's shared buffers and every probe step hits, so global_hash's one pass over S beats INLJ's
+// search, scan and expansion passes over S at any |S| (a spot check on the H100, |S| = 2^24: |R| = 1,
+// global_hash 0.15 ms, inlj_bs 0.30; |R| = 500, 0.39 and 0.42; at |R| = 2^16, 1 MiB, INLJ wins).
+constexpr double kTinyTableBytes = 16 * 1024;
+// |S| more than this many times |R|: INLJ over R's CSS-tree beats probing R's hash table in L2
+// (H100, |R| = 2^16: global_hash wins to |S| = 2^22, inlj_css from 2^24).
+constexpr double kSDominates = 64;
+// |R| at least this many times |S|, with R's table beyond the L2 and int32 keys: INLJ sorts R only,
+// and S's few searches cost less than SMJ's sort of S and its merge over both (from SMJ at 2^26: a
+// sort costs 0.036 ns a tuple and the merge 0.013 ns over both; INLJ's search and expansion 0.16 ns
+// an S tuple; the two meet at |R| = 8.5 |S|). A spot check on the H100 at |R| = 2^24: |S| = 2^21,
+// inlj_css 0.95 ms, smj 0.97, hj 1.29; |S| = 1000, hj 0.65, inlj_css 0.69, smj 0.75.
+constexpr double kRDominates = 8;
+// Both sides at least this many tuples before the profile decides. The look (one block reading up
+// to 8 K keys of each side) took 53-86 us in a spot check on the H100 (look_us; auto with it 0.20 ms
+// against global_hash's 0.12 at 2^20); from 2^22 a side the joins beyond the L2 take 0.4-0.7 ms,
+// and what it finds pays there (no match at 2^22: inlj_bs 0.36 ms, smj 0.56).
+constexpr std::int64_t kLookMinSide = std::int64_t(1) << 22;
+// R's heaviest key at least this share of R: in a hash table with linear probing (global_hash's,
+// hj's shared-memory tiles) its duplicates are one run of |R| / 100 slots or more, which every
+// probe that lands in it walks; sorted R holds them as one run that a search skips.
+constexpr double kHotBuildShare = 0.01;
+// S's heaviest key at least this share of S: INLJ's searches for it stay cached and it wins over
+// SMJ (H100, 2^24: zipf 1.5, heaviest ~0.38: inlj_css 1.50 ms, smj 1.68; zipf 1, ~0.06: smj 1.75,
+// inlj_css 1.89).
+constexpr double kHotProbeShare = 0.2;
+// S in key order where this share of its sampled neighbours and of its windows ascend: neighbouring
+// INLJ searches take the same path, so S streams through R's index and only R is sorted.
+constexpr double kSortedProbe = 0.97;
+// The match estimate at most this reads "nothing matches" ...
+constexpr double kNoMatch = 0.05;
+// ... where it can tell: a full match would hit at least this many distinct sampled keys (missing
+// them all has the chance e^-16), or the sampled key ranges do not meet.
+constexpr double kMinExpectedHits = 16;
+
+// R's hash table as global_hash sizes it, at the load factor of one half it was measured at.
+LP_HD double table_bytes(const Sizes& s) { return 2.0 * double(s.nr) * (s.key_bytes == 4 ? 8.0 : 16.0); }
+LP_HD bool beyond_l2(const Sizes& s) { return table_bytes(s) > s.l2_bytes; }
+
+// The first plan that runs, cheapest first at large sizes.
+LP_HD Plan any_plan(const Sizes& s) {
+  if (s.smj) return Plan::Smj;
+  if (s.hj) return Plan::Hj;
+  if (s.inlj_css) return Plan::InljCss;
+  if (s.global_hash) return Plan::GlobalHash;
+  if (s.inlj_bs) return Plan::InljBs;
+  return Plan::Nlj;  // also where nothing runs: the variant then reports nlj's reason
+}
+
+// The plan from the sizes alone.
+LP_HD Plan by_size(const Sizes& s) {
+  if (s.band > 0) return Plan::Nlj;  // a band predicate: only the nested loop evaluates it
+  if (s.ns <= kNljMaxS && s.nlj) return Plan::Nlj;
+  if (table_bytes(s) <= kTinyTableBytes && s.global_hash) return Plan::GlobalHash;
+  if (double(s.ns) > kSDominates * double(s.nr) && s.inlj_css) return Plan::InljCss;
+  if (!beyond_l2(s) && s.global_hash) return Plan::GlobalHash;
+  // Beyond the L2 with int64 keys the radix HJ's partitioning of R beats a 64-bit sort's eight passes,
+  // with S small as with S large (H100, |R| = 2^24: |S| = 1000, hj 1.19 ms, inlj_css 1.55, smj 1.65
+  // in a spot check; |S| = 2^24, hj 3.28, smj 3.58).
+  if (s.key_bytes == 8 && s.hj) return Plan::Hj;
+  if (double(s.nr) >= kRDominates * double(s.ns) && s.inlj_css) return Plan::InljCss;
+  // Both large: SMJ's sorts stream where a table beyond the L2 is built and probed at random.
+  return any_plan(s);
+}
+
+LP_HD bool needs_look(const Sizes& s) { return s.band == 0 && s.nr >= kLookMinSide && s.ns >= kLookMinSide; }
+
+// What the profile says, as the four facts the table reads.
+struct Signals {
+  bool hot_build = false;     // R has a hot key
+  bool no_match = false;      // (almost) no key of S is in R
+  bool hot_probe = false;     // S has a hot key
+  bool sorted_probe = false;  // S arrives in key order
+};
+
+// The distinct keys a full match would hit at least: each distinct key of S's sample is in R's
+// sample with the chance that R's key was sampled (1 where R was read whole), and S's sample holds
+// at least 1 / heavy distinct keys. Keys, not samples: a hot S key hits or misses with all its
+// samples at once, so under skew a full match can show no hit at all.
+LP_HD double expected_hits(const profile::Profile& r, const profile::Profile& s) {
+  const double keys = s.heavy > 0 && 1.0 / s.heavy < s.sample ? 1.0 / s.heavy : s.sample;
+  const double seen = r.whole || r.n <= 0 || r.sample >= r.n ? 1.0 : r.sample / r.n;
+  return keys * seen;
+}
+
+// S's sampled keys all at or beyond one end of R's sampled ones. The ends compare as doubles of
+// key_of, where int64 keys within about 2^10 of each other read as equal; equal ends count as apart:
+// an S key equal to R's end key is a hit in the sample, and signals() also wants the match estimate
+// near 0.
+LP_HD bool ranges_apart(const profile::Profile& r, const profile::Profile& s) {
+  return r.sample > 0 && s.sample > 0 && (s.min >= r.max || s.max <= r.min);
+}
+
+LP_HD Signals signals(const profile::Profile& r, const profile::Profile& s, double match) {
+  Signals g;
+  g.hot_build = r.heavy >= kHotBuildShare;
+  g.no_match = match <= kNoMatch && (expected_hits(r, s) >= kMinExpectedHits || ranges_apart(r, s));
+  g.hot_probe = s.heavy >= kHotProbeShare;
+  g.sorted_probe = s.sorted >= kSortedProbe && s.sorted_global >= kSortedProbe;
+  return g;
+}
+
+// The plan for the sizes and what the profile says.
+LP_HD Plan choose(const Sizes& z, const Signals& g) {
+  const Plan base = by_size(z);
+  // A hot R key: sorted runs instead of a hash table's run of slots.
+  if (g.hot_build && (base == Plan::GlobalHash || base == Plan::Hj)) {
+    if (base == Plan::GlobalHash && z.inlj_css) return Plan::InljCss;  // R fits the L2: its sort is cheap, S needs none
+    if (z.smj) return Plan::Smj;
+    if (z.inlj_css) return Plan::InljCss;
+    return base;
+  }
+  // Where R would be sorted or partitioned beyond the L2 and nothing matches: binary searches that
+  // find nothing and expand nothing, the keys outside R's range all taking one cached path (H100,
+  // 2^24, match 0: inlj_bs 1.22 ms, inlj_css 1.32, smj 1.62, global_hash 2.80). A table in the L2
+  // already reads both sides once.
+  const bool sorts = base == Plan::Smj || base == Plan::Hj || base == Plan::InljCss;
+  if (g.no_match && sorts && beyond_l2(z) && z.inlj_bs) return Plan::InljBs;
+  // Both sides large and S skewed or in order: sort R only, S's searches stay cached.
+  if ((g.hot_probe || g.sorted_probe) && (base == Plan::Smj || base == Plan::Hj) && z.inlj_css) return Plan::InljCss;
+  return base;
+}
+
+LP_HD Plan decide(const Sizes& z, const profile::Profile& r, const profile::Profile& s, double match) {
+  return needs_look(z) ? choose(z, signals(r, s, match)) : by_size(z);
+}
+
+// Every plan decide() can answer for these sizes (the graph captures only these, and auto's scratch
+// is their largest): choose() over every combination of the signals.
+LP_HD bool possible(const Sizes& z, Plan q) {
+  if (!needs_look(z)) return q == by_size(z);
+  for (unsigned bits = 0; bits < 16; ++bits) {
+    Signals g;
+    g.hot_build = bits & 1u;
+    g.no_match = bits & 2u;
+    g.hot_probe = bits & 4u;
+    g.sorted_probe = bits & 8u;
+    if (choose(z, g) == q) return true;
+  }
+  return false;
+}
+
+// The table as the profile pass calls it on the device: first = R's keys, second = S's.
+struct Rule {
+  Sizes sizes;
+  LP_HD unsigned operator()(const profile::Profile& first, const profile::Profile& second, double match) const {
+    return unsigned(decide(sizes, first, second, match));
+  }
+};
+
+}  // namespace lp::join::auto_rule

@@ -1,0 +1,113 @@
+// The multireduce's `auto` decision table (beyond the thesis): from what the host knows (sizes, the
+// operator, what fits on chip) and, where that does not settle it, the input profile
+// (kernels/common/input_profile.hpp) the device computes, to the variant that runs. Plain C++,
+// __host__ __device__: the profile pass evaluates it on the device, the CPU tests at every boundary.
+// The thresholds are read off the fitting sweep's measurements (configs/regret/fit/multireduce.json,
+// results/h100/regret/fit/); docs/auto.md says how.
+#pragma once
+#include <cstdint>
+
+#include "../common/hd.hpp"
+#include "../common/input_profile.hpp"
+
+namespace lp::multireduce::auto_rule {
+
+// The plans, named after the variants they run.
+enum class Plan : unsigned { Shared, PerBank, Cluster, GlobalAggregated, Partitioned, Sort, WarpOrdered, LastPosition, CubSortReduce, Count };
+inline const char* name(Plan p) {
+  constexpr const char* kNames[] = {"shared_privatized",  "perbank",      "cluster_privatized", "global_atomics_aggregated",
+                                    "partitioned",        "sort_global",  "warp_ordered",       "last_position",
+                                    "cub_sort_reduce_by_key"};
+  return unsigned(p) < unsigned(Plan::Count) ? kNames[unsigned(p)] : "?";
+}
+
+// What the host knows before any look: the sizes, the operator and value, and which plans can run
+// here (each launcher's own support predicate, evaluated on the host).
+struct Sizes {
+  std::int64_t n = 0;
+  std::uint32_t m = 0;
+  std::uint32_t value_bytes = 4;
+  bool commutative = true;
+  bool integral = true;
+  bool add = true;               // the operator is addition
+  bool native_shared_atomic = true;  // the operator has a native shared-memory atomic (no CAS loop)
+  bool shared = false;           // shared_privatized's bucket sets fit (up to 4 label windows)
+  bool perbank = false;          // perbank runs here
+  bool cluster = false;          // a cluster holds the buckets (any number of passes)
+  bool cluster_one_pass = false;  // ... in one pass
+  bool warp_ordered = false;     // warp_ordered's per-warp sets fit
+  bool last_position = false;    // op last and last_position runs here
+  bool int_counts = true;        // n fits CUB's int counts (partitioned, sort_global, CUB)
+  double l2_bytes = 50.0 * (1 << 20);
+};
+
+// Below this many inputs a look costs more than any choice it could improve: every plan then
+// takes a few microseconds, and the plan by sizes alone is one of the fastest.
+constexpr std::int64_t kLookMinN = std::int64_t(1) << 17;
+// 8-byte integer sums over 2..16 buckets: the thesis's per-bank sets (Alg 4.10) beat 64-bit
+// shared atomics, which serialise on so few addresses.
+constexpr std::uint32_t kPerBankMinM = 2, kPerBankMaxM = 16;
+// One label everywhere: a cluster's distributed shared memory answers a warp's one atomic faster
+// than L2 while one pass of it holds the buckets.
+constexpr std::uint32_t kClusterOneLabelMaxM = 1u << 18;
+// Labels come in order or in runs where a warp holds few distinct labels or neighbours ascend:
+// aggregated global atomics then update neighbouring buckets once per warp.
+constexpr double kOrderedWarpRuns = 2.0, kOrderedSorted = 0.97;
+// A label is hot where it takes this share of the inputs: L2 atomics on it serialise, and a
+// partition pass (which moves the pairs once) or a cluster's slice beats them.
+constexpr double kHotShare = 0.02;
+
+LP_HD bool beyond_l2(const Sizes& s) {
+  return double(s.m) * s.value_bytes > (s.value_bytes <= 4 ? 0.5 : 0.75) * s.l2_bytes;
+}
+
+// The plan from the sizes alone, wherever they settle it.
+LP_HD Plan by_size(const Sizes& s) {
+  if (s.commutative) {
+    if (s.add && s.integral && s.value_bytes == 8 && s.m >= kPerBankMinM && s.m <= kPerBankMaxM && s.perbank) return Plan::PerBank;
+    if (s.shared) return Plan::Shared;
+    // Few inputs over many buckets: one atomic per input beats any pass that orders them.
+    return Plan::GlobalAggregated;
+  }
+  if (s.last_position) return Plan::LastPosition;
+  if (s.m <= 4096 && s.warp_ordered) return Plan::WarpOrdered;
+  return Plan::Sort;
+}
+
+// Whether the profile decides: a commutative operator whose buckets fit no block, over enough inputs.
+LP_HD bool needs_look(const Sizes& s) {
+  if (!s.commutative || s.n < kLookMinN) return false;
+  const Plan p = by_size(s);
+  return p != Plan::PerBank && p != Plan::Shared;
+}
+
+LP_HD Plan decide(const Sizes& s, const profile::Profile& p) {
+  if (!needs_look(s)) return by_size(s);
+  const bool one_label = p.heavy >= 0.999;
+  if (one_label && s.m <= kClusterOneLabelMaxM && s.native_shared_atomic && s.cluster_one_pass) return Plan::Cluster;
+  if (p.warp_runs <= kOrderedWarpRuns || p.sorted >= kOrderedSorted) return Plan::GlobalAggregated;
+  if (p.heavy >= kHotShare && s.int_counts) {
+    const bool int64_cluster = s.integral && s.value_bytes == 8 && s.m <= (1u << 18) && s.cluster;
+    return int64_cluster ? Plan::Cluster : Plan::Partitioned;
+  }
+  return beyond_l2(s) && s.int_counts ? Plan::Partitioned : Plan::GlobalAggregated;
+}
+
+// Every plan decide() can answer for these sizes (the graph captures only these).
+LP_HD bool possible(const Sizes& s, Plan q) {
+  if (!needs_look(s)) return q == by_size(s);
+  switch (q) {
+    case Plan::Cluster: return s.cluster;
+    case Plan::GlobalAggregated: return true;
+    case Plan::Partitioned: return s.int_counts;
+    default: return false;
+  }
+}
+
+// The table as the profile pass calls it on the device.
+struct Rule {
+  Sizes sizes;
+  LP_HD unsigned operator()(const profile::Profile& first, const profile::Profile&, double) const { return unsigned(decide(sizes, first)); }
+};
+
+}  // namespace lp::multireduce::auto_rule

@@ -1,0 +1,90 @@
+// The multiscan's `auto` decision table (beyond the thesis): from m and what runs at this n, and
+// where that does not settle it the input profile the device computes (kernels/common/input_profile.hpp),
+// to the variant that runs. Plain C++, __host__ __device__: the profile pass evaluates it on the
+// device, the CPU tests at every boundary. Thresholds from the H100 runs (results/h100/multiscan*)
+// and the fitting sweep (configs/regret/fit/multiscan.json).
+#pragma once
+#include <cstdint>
+
+#include "../common/hd.hpp"
+#include "../common/input_profile.hpp"
+
+namespace lp::multiscan::auto_rule {
+
+enum class Plan : unsigned { RegisterScan, SinglePass, Partitioned, SortShared, SortGlobal, Relabel, Count };
+inline const char* name(Plan p) {
+  constexpr const char* kNames[] = {"register_scan", "single_pass", "partitioned", "sort_shared", "sort_global", "relabel"};
+  return unsigned(p) < unsigned(Plan::Count) ? kNames[unsigned(p)] : "?";
+}
+
+// What the host knows: the sizes and which plans run here (their own support predicates).
+struct Sizes {
+  std::int64_t n = 0;
+  std::uint32_t m = 0;
+  bool register_scan = false;
+  bool single_pass = false;
+  bool partitioned = false;
+  bool sort_shared = false;
+  bool sort_global = false;  // n within its int counts
+  bool relabel = false;
+};
+
+// register_scan only at m = 1: its tiles fold m-vectors (H100, n = 2^26 int32: 0.44 ms against
+// single_pass's 0.47 at m = 1, 0.62 against 0.46-0.55 at m = 4).
+constexpr std::uint32_t kRegisterScanMaxM = 1;
+// single_pass up to 2048 on every distribution, partitioned above wherever it runs (its partitions'
+// scan needs m' <= 4096): at m = 4096 partitioned 2.1 ms against single_pass's 2.9 and sort_shared's
+// 2.2-2.9; at 2048 single_pass 1.5 against partitioned's 2.1.
+constexpr std::uint32_t kPartitionedAboveM = 2048;
+// Where partitioned does not run, sort_shared's per-block bucket sets up to 2^16, sort_global beyond.
+constexpr std::uint32_t kSortSharedMaxM = 1u << 16;
+// Below this many inputs a look costs more than it saves.
+constexpr std::int64_t kLookMinN = std::int64_t(1) << 17;
+// The look from m = 256, where single_pass's m-vectors cost most and the sorts pay for every label
+// bit; labels in runs or with few present take relabel (its count then picks the tier, or falls back
+// to the plan by sizes beyond 1024 present).
+constexpr std::uint32_t kLookFromM = 256;
+constexpr double kRelabelDistinct = 1024, kRunsWarpRuns = 2.0;
+// Where partitioned does not run: labels that do not repeat keep single_pass up to 4096 (uniform
+// m = 4096: 3.04 ms against sort_shared's 3.2), labels that repeat (a hot label) take sort_shared up
+// to 2^18 (zipf 2^18: 6.3 ms against sort_global's 7.1).
+constexpr std::uint32_t kSinglePassSpreadMaxM = 4096, kSortSharedHotMaxM = 1u << 18;
+constexpr double kHotShare = 0.01;
+
+LP_HD Plan by_size(const Sizes& s) {
+  if (s.m <= kRegisterScanMaxM && s.register_scan) return Plan::RegisterScan;
+  if (s.m <= kPartitionedAboveM && s.single_pass) return Plan::SinglePass;
+  if (s.m > kPartitionedAboveM && s.partitioned) return Plan::Partitioned;
+  if (s.m <= kSortSharedMaxM && s.sort_shared) return Plan::SortShared;
+  return Plan::SortGlobal;
+}
+
+LP_HD bool may_relabel(const Sizes& s) { return s.m >= kLookFromM && s.relabel && s.sort_global; }
+LP_HD bool may_spread(const Sizes& s) { return s.m <= kSinglePassSpreadMaxM && by_size(s) == Plan::SortShared && s.single_pass; }
+LP_HD bool may_hot(const Sizes& s) {
+  return s.m >= kLookFromM && s.m <= kSortSharedHotMaxM && by_size(s) == Plan::SortGlobal && s.sort_shared;
+}
+
+LP_HD bool needs_look(const Sizes& s) { return s.n >= kLookMinN && (may_relabel(s) || may_spread(s) || may_hot(s)); }
+
+LP_HD Plan decide(const Sizes& s, const profile::Profile& p) {
+  if (!needs_look(s)) return by_size(s);
+  if (may_relabel(s) && (p.distinct <= kRelabelDistinct || p.warp_runs <= kRunsWarpRuns)) return Plan::Relabel;
+  const bool hot = p.heavy >= kHotShare;
+  if (may_hot(s) && hot) return Plan::SortShared;
+  if (may_spread(s) && !hot) return Plan::SinglePass;
+  return by_size(s);
+}
+
+LP_HD bool possible(const Sizes& s, Plan q) {
+  if (q == by_size(s)) return true;
+  if (!needs_look(s)) return false;
+  return (q == Plan::Relabel && may_relabel(s)) || (q == Plan::SortShared && may_hot(s)) || (q == Plan::SinglePass && may_spread(s));
+}
+
+struct Rule {
+  Sizes sizes;
+  LP_HD unsigned operator()(const profile::Profile& first, const profile::Profile&, double) const { return unsigned(decide(sizes, first)); }
+};
+
+}  // namespace lp::multiscan::auto_rule

@@ -1,0 +1,171 @@
+// The sorted search's `auto` decision table (beyond the documents): from |A| (needles), |B|
+// (haystack) and the key size, and where the inputs are large enough, the input profile
+// (kernels/common/input_profile.hpp) of both columns computed on the device, to the search that
+// runs: ModernGPU's merge path, our windowed search, one binary search per needle (ours or
+// Thrust's). Plain C++, __host__ __device__: the profile pass evaluates it on the device, the CPU
+// tests at every boundary. The size regions are the H100 ratio sweeps'
+// (results/h100/sortedsearch_ratios/: |A| + |B| = 2^27 and |A| = 2^24, A and B spread over the same
+// key range, distinct and duplicate-heavy keys); the profile's regions are provisional and the
+// fitting sweep (configs/regret/fit/sortedsearch.json) refits them.
+//
+// What the profile adds. The sweeps' keys interleave; real needles need not. A sorted column's
+// sample holds its first and last key (the first window starts at 0, the last ends at n), so the
+// profile's min and max are both columns' exact ranges, and where they overlap tells how much work
+// each search does: the merge path reads all of A and B whatever the overlap, the windowed search
+// reads B only between its tiles' first needles (nothing of B outside the needles' range), and a
+// binary search per needle reads only its path (a needle outside B's range walks a path every such
+// needle shares, in cache). So the ratio that sets the regime is the local one, B's keys inside A's
+// range against A's keys inside B's range (assuming keys spread evenly within each range). The
+// haystack's mean run of equal keys (run_mean: equal keys are neighbours in a sorted column) tells
+// duplicates, which slow the windowed search's walk and favour searches per needle earlier.
+#pragma once
+#include <cstdint>
+
+#include "../common/hd.hpp"
+#include "../common/input_profile.hpp"
+
+namespace lp::sortedsearch::auto_rule {
+
+enum class Plan : unsigned { MergePath, Windowed, BinarySearch, Thrust, Count };
+// The family names: auto_lower's plan "mergepath" runs mergepath_lower, "thrust" thrust::lower_bound.
+inline const char* name(Plan p) {
+  constexpr const char* kNames[] = {"mergepath", "windowed", "binary_search", "thrust"};
+  return unsigned(p) < unsigned(Plan::Count) ? kNames[unsigned(p)] : "?";
+}
+
+// What the host knows before any look. No padding: the plan graph's key is made of these bytes.
+struct Sizes {
+  std::int64_t na = 0;            // |A|, the needles
+  std::int64_t nb = 0;            // |B|, the haystack
+  double window_ratio = 0;        // the |B| / |A| the windowed search's tiles (sized to the global ratio) hold in one window
+  std::uint32_t key_bytes = 4;
+  bool thrust = true;             // Thrust's bound runs here (the one-GPU search: no index offset)
+  bool unused[3] = {};
+};
+static_assert(sizeof(Sizes) == 32, "Sizes has no padding");
+
+// --- by |B| / |A| and the key size (the sweeps) ---
+// One binary search per needle beyond this ratio: reading all of B then loses to searching it (int32
+// binary search 0.258 against the windowed search's 0.322 ms at 24, int64 0.424 against 0.663 at 16).
+constexpr double kBinarySwitch4 = 20.0, kBinarySwitch8 = 14.0;
+// The windowed search from this ratio up to the switch (int32: 1.09x the merge path at 1/2; int64:
+// 1.10x at 1:1, 0.76-1.0x below) ...
+constexpr double kWindowedLow4 = 0.5, kWindowedLow8 = 1.0;
+// ... and, 4-byte keys, below this one (1.01-1.06x the merge path from 1/64 to 1/12); the merge
+// path between, where a needle tile holds little haystack and the windowed kernel's per-needle work
+// sets its pace.
+constexpr double kMergePathLow4 = 1.0 / 10;
+// 4-byte keys beyond the switch: Thrust's search per needle is 1-7% ahead of ours up to this ratio
+// (int32 at 24 and 32, distinct and duplicate keys; |A| = 2^24 at 24), ours ahead from 48, and for
+// 8-byte keys on distinct keys at every ratio.
+constexpr double kThrustMax4 = 40.0;
+
+// --- duplicates (the haystack's run_mean) ---
+// The haystack counts as duplicate-heavy from this mean run of equal keys (the sweep's duplicates:
+// about 8 copies of each key; distinct keys: 1).
+constexpr double kDupRunMean = 4.0;
+// The windowed search walks through runs of equal keys: on duplicates the merge path stays ahead up to
+// twice kWindowedLow (int32 0.96-0.99x at 1/2 and 2/3; int64 0.94-0.99x at 1 and 1.5).
+constexpr double kDupWindowedLowScale = 2.0;
+// 8-byte duplicates: searches per needle win from about 10 (at 12: Thrust 0.430, ours 0.444, the
+// windowed search 0.467 ms; the merge path ahead at 8), Thrust's up to 16 (a tie there).
+constexpr double kDupBinarySwitch8 = 10.0, kDupThrustMax8 = 16.0;
+
+// --- key ranges ---
+// The windowed search's time over the merge path's at most within the merge path's range (int32 1.12
+// at 1/3 on duplicates, int64 1.33): the merge path is kept only while the haystack outside the
+// needles' range (which it reads and the windowed search does not) adds less than this to the work.
+constexpr double kMergePathEdge4 = 1.12, kMergePathEdge8 = 1.33;
+
+// --- the look ---
+// A look (one block, two columns' samples: a few microseconds) pays from this many key bytes: a
+// search over 128 MiB of keys takes 80-150 us on the H100, so the look costs a few percent of it
+// where it changes nothing, and saves up to all of B's read where it does.
+constexpr double kLookMinBytes = double(std::int64_t(1) << 27);
+
+LP_HD bool wide(const Sizes& s) { return s.key_bytes > 4; }
+LP_HD double ratio_of(double na, double nb) { return na > 0 ? nb / na : 0.0; }
+
+// The search per needle's switch, and the plan at |B| / |A| = r (dups: the haystack is duplicate-heavy).
+LP_HD double binary_switch(const Sizes& s, bool dups) { return wide(s) ? (dups ? kDupBinarySwitch8 : kBinarySwitch8) : kBinarySwitch4; }
+LP_HD Plan by_ratio(const Sizes& s, double r, bool dups) {
+  if (r > binary_switch(s, dups)) {
+    const double thrust_max = wide(s) ? (dups ? kDupThrustMax8 : 0.0) : kThrustMax4;
+    return s.thrust && r < thrust_max ? Plan::Thrust : Plan::BinarySearch;
+  }
+  const double low = (wide(s) ? kWindowedLow8 : kWindowedLow4) * (dups ? kDupWindowedLowScale : 1.0);
+  const double merge_low = wide(s) ? 0.0 : kMergePathLow4;
+  return r >= low || r < merge_low ? Plan::Windowed : Plan::MergePath;
+}
+
+// The plan from the sizes alone: the sweeps' answer for distinct keys over the same range.
+LP_HD Plan by_size(const Sizes& s) { return by_ratio(s, ratio_of(double(s.na), double(s.nb)), false); }
+
+// A look where both columns have keys and they are large enough. Every region can move: the local
+// ratio can be anything the ranges make it.
+LP_HD bool needs_look(const Sizes& s) {
+  return s.na > 0 && s.nb > 0 && double(s.na + s.nb) * double(s.key_bytes) >= kLookMinBytes;
+}
+
+// What fraction of each column lies inside the other's key range (keys assumed spread evenly within
+// each range; profile keys are order-preserving words, key_of). Both 0: the ranges are disjoint.
+struct Overlap {
+  double needles = 0;   // of A inside B's range
+  double haystack = 0;  // of B inside A's range
+};
+LP_HD Overlap overlap(const profile::Profile& hay, const profile::Profile& needles) {
+  const double lo = hay.min > needles.min ? hay.min : needles.min;
+  const double hi = hay.max < needles.max ? hay.max : needles.max;
+  Overlap o;
+  if (lo > hi) return o;
+  const double w = hi - lo + 1;
+  o.needles = needles.span > w ? w / needles.span : 1.0;
+  o.haystack = hay.span > w ? w / hay.span : 1.0;
+  return o;
+}
+
+// The merge path reads all of A and B; the windowed search all of A and the `nb_in` keys of B inside
+// the needles' range. The merge path is kept where the rest of B costs it less than its edge.
+LP_HD bool merge_path_pays(const Sizes& s, double nb_in) {
+  return double(s.na + s.nb) <= (wide(s) ? kMergePathEdge8 : kMergePathEdge4) * (double(s.na) + nb_in);
+}
+
+LP_HD Plan decide(const Sizes& s, const profile::Profile& hay, const profile::Profile& needles) {
+  if (!needs_look(s)) return by_size(s);
+  const Overlap o = overlap(hay, needles);
+  if (o.needles <= 0) {
+    // Disjoint: every needle's bound is 0 or |B|. The windowed search's tiles then span nothing and a
+    // search per needle walks one shared path; only the merge path still reads all of B. (Ranges that
+    // touch in the profile's doubles, 64-bit keys a rounding apart, come out the same way below: a
+    // sliver of overlap, next to nothing inside.)
+    const Plan p = by_size(s);
+    return p == Plan::MergePath && !merge_path_pays(s, 0) ? Plan::Windowed : p;
+  }
+  const bool dups = hay.run_mean >= kDupRunMean;
+  const double na_in = double(s.na) * o.needles, nb_in = double(s.nb) * o.haystack;
+  const double r_in = ratio_of(na_in, nb_in);
+  Plan p = by_ratio(s, r_in, dups);
+  if (p == Plan::MergePath && !merge_path_pays(s, nb_in)) p = Plan::Windowed;
+  // The windowed tiles are sized to the global ratio: where the local one is higher than they hold,
+  // their spans overflow the window into global-memory searches; the merge path does not care.
+  if (p == Plan::Windowed && r_in > s.window_ratio) p = Plan::MergePath;
+  return p;
+}
+
+// Every plan decide() can answer for these sizes (the graph captures only these).
+LP_HD bool possible(const Sizes& s, Plan q) {
+  if (!needs_look(s)) return q == by_size(s);
+  return q != Plan::Thrust || s.thrust;
+}
+
+// The table as the profile pass calls it on the device: the first column is B (the haystack), the
+// second A (the needles), so that the match estimate reads as a join's, the fraction of the probe
+// side's keys (needles) that the build side (haystack) holds.
+struct Rule {
+  Sizes sizes;
+  LP_HD unsigned operator()(const profile::Profile& haystack, const profile::Profile& needles, double) const {
+    return unsigned(decide(sizes, haystack, needles));
+  }
+};
+
+}  // namespace lp::sortedsearch::auto_rule

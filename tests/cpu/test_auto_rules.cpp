@@ -1,0 +1,398 @@
+// The shared input profile's arithmetic (kernels/common/input_profile.hpp) on inputs with known
+// answers, and the decision tables of the label-driven studies' `auto` (multireduce, multiscan,
+// histogram, scatter, decimal) as pure host functions: at every region boundary, and answering only
+// plans their graph holds (possible()) for many random sizes and profiles. Plain C++: runs in CI.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "apps/harness/datagen.hpp"
+#include "check.hpp"
+#include "kernels/common/input_profile.hpp"
+#include "kernels/decimal/auto_rule.hpp"
+#include "kernels/histogram/auto_rule.hpp"
+#include "kernels/multireduce/auto_rule.hpp"
+#include "kernels/multiscan/auto_rule.hpp"
+#include "kernels/scatter/auto_rule.hpp"
+
+namespace pf = lp::profile;
+
+namespace {
+
+pf::Profile profile_of(const std::vector<std::uint32_t>& v, std::uint64_t m) {
+  return pf::finish(pf::count_column_host(v.data(), std::int64_t(v.size())), std::int64_t(v.size()), m);
+}
+
+bool near(double got, double want, double rel) { return std::fabs(got - want) <= rel * std::fabs(want); }
+
+// The sample's geometry: whole columns up to 8 K elements, spread windows beyond, the last ending at n.
+void test_geometry() {
+  CHECK(pf::windows_for(0) == 0);
+  CHECK(pf::windows_for(1) == 1);
+  CHECK(pf::windows_for(33) == 2);
+  CHECK(pf::windows_for(pf::kSample) == pf::kWindows);
+  CHECK(pf::windows_for(pf::kSample + 1) == pf::kWindows);
+  for (std::int64_t n : {std::int64_t(pf::kSample + 1), std::int64_t(1) << 20, (std::int64_t(1) << 27) + 5}) {
+    CHECK(pf::window_start(n, 0, pf::kWindows) == 0);
+    CHECK(pf::window_start(n, pf::kWindows - 1, pf::kWindows) == n - pf::kWindow);
+    for (int w = 1; w < pf::kWindows; ++w) CHECK(pf::window_start(n, w, pf::kWindows) >= pf::window_start(n, w - 1, pf::kWindows) + pf::kWindow);
+  }
+}
+
+// Inputs whose profile is known: every field within its stated tolerance.
+void test_known_inputs() {
+  const std::int64_t n = (std::int64_t(1) << 22) + 3;
+  const std::uint32_t m = 1u << 20;
+  {  // one label everywhere
+    const pf::Profile p = profile_of(harness::labels(n, m, "degenerate", 1.0, 1), m);
+    CHECK(p.heavy == 1.0 && p.warp_runs == 1.0 && p.sorted == 1.0);
+    CHECK_MSG(near(p.distinct, 1.0, 0.01), "degenerate distinct " << p.distinct);
+    CHECK(p.run_mean == double(n));
+    CHECK(p.span == 1.0 / m);
+  }
+  {  // sorted uniform labels: neighbours ascend, the windows ascend, the range is m
+    const pf::Profile p = profile_of(harness::labels(n, m, "sorted", 1.0, 2), m);
+    CHECK(p.sorted == 1.0 && p.sorted_global == 1.0);
+    CHECK_MSG(near(p.run_mean, double(n) / m, 0.25), "sorted run_mean " << p.run_mean);  // n/m = 4 equal labels a run
+    CHECK(p.span > 0.99);
+  }
+  {  // uniform labels: half the neighbours ascend, no hot label, most of m present
+    const pf::Profile p = profile_of(harness::labels(n, m, "uniform", 1.0, 3), m);
+    CHECK_MSG(near(p.sorted, 0.5, 0.05), "uniform sorted " << p.sorted);
+    CHECK(p.heavy < 0.002);
+    CHECK_MSG(p.warp_runs > 31.0, "uniform warp_runs " << p.warp_runs);
+    const double present = m * (1 - std::exp(-double(n) / m));  // expected distinct labels
+    CHECK_MSG(p.distinct > present / 2 && p.distinct <= m, "uniform distinct " << p.distinct << " vs " << present);
+  }
+  for (std::uint32_t present : {10u, 500u, 1000u, 3000u}) {  // uniform over few labels: counted, not extrapolated past them
+    const pf::Profile p = profile_of(harness::labels(n, present, "uniform", 1.0, 8), 1u << 20);
+    CHECK_MSG(near(p.distinct, present, 0.15), present << " labels: distinct " << p.distinct);
+  }
+  for (double z : {1.0, 2.0, 3.0}) {  // zipf: the top label's share of the runs of equal labels, counted over the whole column
+    const auto l = harness::labels(n, m, "zipf", z, 4);
+    std::int64_t runs = 0, top_runs = 0;
+    std::vector<std::uint32_t> count(m, 0);
+    for (std::int64_t i = 0; i < n; ++i) ++count[l[std::size_t(i)]];
+    const std::uint32_t top = std::uint32_t(std::max_element(count.begin(), count.end()) - count.begin());
+    for (std::int64_t i = 0; i < n; ++i)
+      if (i == 0 || l[std::size_t(i)] != l[std::size_t(i - 1)]) ++runs, top_runs += l[std::size_t(i)] == top;
+    const pf::Profile p = profile_of(l, m);
+    CHECK_MSG(std::fabs(p.heavy - double(top_runs) / runs) < 0.04, "zipf " << z << " heavy " << p.heavy << " vs " << double(top_runs) / runs);
+  }
+  for (double len : {2.0, 16.0, 256.0}) {  // runs of one label, mean length len
+    const pf::Profile p = profile_of(harness::labels(n, m, "equal_runs", 1.0, 5, len), m);
+    CHECK_MSG(near(p.run_mean, len, 0.2) || (len > 32 && p.run_mean > 32), "equal_runs " << len << ": run_mean " << p.run_mean);
+    CHECK_MSG(p.warp_runs <= 32.0 / len + 1.5, "equal_runs " << len << ": warp_runs " << p.warp_runs);
+  }
+  {  // runs of consecutive labels: neighbours ascend inside a run, every pair differs
+    const pf::Profile p = profile_of(harness::labels(n, m, "runs", 1.0, 6, 64), m);
+    CHECK_MSG(p.sorted > 0.95, "runs sorted " << p.sorted);
+    CHECK(p.run_mean < 1.01);
+    CHECK_MSG(p.sorted_global < 0.7, "runs sorted_global " << p.sorted_global);
+  }
+  {  // a permutation: every label once; the estimate is capped at n = m
+    const std::int64_t k = std::int64_t(1) << 20;
+    const pf::Profile p = profile_of(harness::labels(k, std::uint32_t(k), "permutation", 1.0, 7), std::uint64_t(k));
+    CHECK(p.distinct == double(k));
+    CHECK_MSG(p.heavy <= 8.0 / pf::kSample, "permutation heavy " << p.heavy);  // a sketch counter's collisions
+  }
+  {  // a column read whole: exact counts
+    std::vector<std::uint32_t> v = {5, 5, 5, 1, 2, 2, 9};
+    const pf::Profile p = profile_of(v, 10);
+    CHECK(p.whole && p.sample == 7);
+    CHECK_MSG(near(p.distinct, 4.0, 0.01), "distinct " << p.distinct);
+    CHECK(p.heavy == 1.0 / 4);  // four runs (5 5 5, 1, 2 2, 9), none on a label twice
+    CHECK(p.min == 1 && p.max == 9 && near(p.span, 0.9, 1e-12));
+    CHECK(near(p.sorted, 5.0 / 6, 1e-12));  // 5>=5, 5>=5, 1<5, 2>=1, 2>=2, 9>=2
+    CHECK(near(p.run_mean, 6.0 / 3, 1e-12));  // 3 of the 6 pairs equal
+  }
+}
+
+// Signed and float keys count in their own order; the join's probe finds what the build side holds.
+void test_keys_and_probe() {
+  CHECK(pf::key_of(std::int32_t(-1)) < pf::key_of(std::int32_t(0)));
+  CHECK(pf::key_of(std::int64_t(-(std::int64_t(1) << 40))) < pf::key_of(std::int64_t(3)));
+  CHECK(pf::key_of(-2.5) < pf::key_of(-1.0) && pf::key_of(-1.0) < pf::key_of(0.0) && pf::key_of(0.0) < pf::key_of(1.5f * 1.0));
+  CHECK(pf::key_of(-2.0f) < pf::key_of(3.0f));
+  std::vector<std::int32_t> r(1000), s(500);
+  for (int i = 0; i < 1000; ++i) r[i] = i * 2;
+  for (int i = 0; i < 500; ++i) s[i] = i;  // the even half is in r
+  pf::Counts cs = pf::count_column_host(s.data(), 500);
+  pf::probe_column_host(cs, r.data(), 1000, s.data(), 500);
+  const pf::Profile pr = pf::finish(pf::count_column_host(r.data(), 1000), 1000, 0);
+  CHECK(cs.probe_sampled == 500 && cs.probe_hits == 250);
+  CHECK(pf::match_estimate(cs, pr) == 0.5);
+}
+
+// A neutral profile (uniform, spread labels) and the extremes each table separates.
+pf::Profile spread() {
+  pf::Profile p;
+  p.sorted = 0.5, p.run_mean = 1, p.warp_runs = 32, p.heavy = 1e-4, p.distinct = 1e6, p.sorted_global = 0.5;
+  return p;
+}
+
+void test_multireduce_rule() {
+  namespace ar = lp::multireduce::auto_rule;
+  using P = ar::Plan;
+  ar::Sizes s;
+  s.n = ar::kLookMinN, s.m = 1u << 23, s.cluster = true, s.cluster_one_pass = false;
+  CHECK(ar::needs_look(s));
+  s.n = ar::kLookMinN - 1;
+  CHECK(!ar::needs_look(s) && ar::by_size(s) == P::GlobalAggregated);
+  s.n = ar::kLookMinN;
+  s.shared = true;
+  CHECK(!ar::needs_look(s) && ar::by_size(s) == P::Shared);
+  s.shared = false;
+  // int64 sums over 2..16 buckets: perbank, at the edges and not beyond.
+  ar::Sizes pb = s;
+  pb.value_bytes = 8, pb.perbank = true, pb.shared = true;
+  for (std::uint32_t m : {1u, 2u, 16u, 17u}) {
+    pb.m = m;
+    CHECK((ar::by_size(pb) == P::PerBank) == (m >= ar::kPerBankMinM && m <= ar::kPerBankMaxM));
+  }
+  pf::Profile p = spread();
+  CHECK(ar::decide(s, p) == P::Partitioned);  // 2^23 int32 buckets: beyond half the (50 MB) L2
+  s.m = 1u << 20;
+  CHECK(ar::decide(s, p) == P::GlobalAggregated);  // within it
+  p.heavy = ar::kHotShare;
+  CHECK(ar::decide(s, p) == P::Partitioned);
+  p.heavy = ar::kHotShare * 0.99;
+  CHECK(ar::decide(s, p) == P::GlobalAggregated);
+  p = spread(), p.sorted = ar::kOrderedSorted, s.m = 1u << 23;
+  CHECK(ar::decide(s, p) == P::GlobalAggregated);
+  p.sorted = ar::kOrderedSorted - 0.01;
+  CHECK(ar::decide(s, p) == P::Partitioned);
+  p = spread(), p.warp_runs = ar::kOrderedWarpRuns;
+  CHECK(ar::decide(s, p) == P::GlobalAggregated);
+  // One label everywhere: the cluster while one pass of it holds the buckets.
+  p = spread(), p.heavy = 1, s.m = ar::kClusterOneLabelMaxM, s.cluster_one_pass = true;
+  CHECK(ar::decide(s, p) == P::Cluster);
+  s.m = ar::kClusterOneLabelMaxM + 1;
+  CHECK(ar::decide(s, p) != P::Cluster);
+  // Non-commutative operators never look.
+  ar::Sizes nc = s;
+  nc.commutative = false, nc.warp_ordered = true, nc.m = 4096;
+  CHECK(!ar::needs_look(nc) && ar::by_size(nc) == P::WarpOrdered);
+  nc.m = 4097;
+  CHECK(ar::by_size(nc) == P::Sort);
+}
+
+void test_multiscan_rule() {
+  namespace ar = lp::multiscan::auto_rule;
+  using P = ar::Plan;
+  ar::Sizes s;
+  s.n = ar::kLookMinN, s.register_scan = s.single_pass = s.sort_shared = s.sort_global = s.relabel = true;
+  s.m = 1;
+  CHECK(ar::by_size(s) == P::RegisterScan && !ar::needs_look(s));
+  s.m = ar::kPartitionedAboveM;
+  CHECK(ar::by_size(s) == P::SinglePass);
+  s.m = ar::kPartitionedAboveM + 1, s.partitioned = true;
+  CHECK(ar::by_size(s) == P::Partitioned);
+  s.partitioned = false;
+  CHECK(ar::by_size(s) == P::SortShared);
+  s.m = ar::kSortSharedMaxM + 1;
+  CHECK(ar::by_size(s) == P::SortGlobal);
+  // Relabel from m = 256 where few labels are present or they come in runs.
+  s.m = ar::kLookFromM;
+  CHECK(ar::needs_look(s));
+  pf::Profile p = spread();
+  p.distinct = ar::kRelabelDistinct;
+  CHECK(ar::decide(s, p) == P::Relabel);
+  p.distinct = ar::kRelabelDistinct + 1;
+  CHECK(ar::decide(s, p) == P::SinglePass);
+  p.warp_runs = ar::kRunsWarpRuns;
+  CHECK(ar::decide(s, p) == P::Relabel);
+  s.m = ar::kLookFromM - 1;
+  CHECK(!ar::needs_look(s));
+  // Hot labels past 2^16 (no partitioned): sort_shared up to 2^18.
+  s.m = ar::kSortSharedHotMaxM;
+  p = spread(), p.heavy = ar::kHotShare;
+  CHECK(ar::decide(s, p) == P::SortShared);
+  p.heavy = ar::kHotShare / 2;
+  CHECK(ar::decide(s, p) == P::SortGlobal);
+  s.m = ar::kSortSharedHotMaxM + 1, p.heavy = 1e-1;
+  CHECK(ar::decide(s, p) == P::SortGlobal);
+  s.n = ar::kLookMinN - 1, s.m = 1u << 20;
+  CHECK(!ar::needs_look(s));
+}
+
+void test_histogram_rule() {
+  namespace ar = lp::histogram::auto_rule;
+  using P = ar::Plan;
+  ar::Sizes s;
+  s.n = ar::kLookMinN, s.u8 = false, s.windows = true, s.cluster = true;
+  CHECK(ar::needs_look(s));
+  pf::Profile p = spread();
+  CHECK(ar::decide(s, p) == P::Windows);
+  p.heavy = 0.999;
+  CHECK(ar::decide(s, p) == P::Cluster);
+  s.n = ar::kLookMinN - 1;
+  CHECK(!ar::needs_look(s) && ar::by_size(s) == P::Windows);
+  s.u8 = true;
+  CHECK(ar::by_size(s) == P::Block);
+  // Only 16-bit counters fit a block: the cluster over few samples, the block copy over many.
+  s.u8 = false, s.block = true, s.block32 = false, s.cluster = true, s.n = ar::kHalfBlockMinN - 1;
+  CHECK(ar::by_size(s) == P::Cluster);
+  s.n = ar::kHalfBlockMinN;
+  CHECK(ar::by_size(s) == P::Block);
+  s.block32 = true, s.n = 1;
+  CHECK(ar::by_size(s) == P::Block);
+  s.block = false;
+  s.u8 = false, s.windows = false;
+  CHECK(ar::by_size(s) == P::Cluster);
+  s.cluster = false;
+  CHECK(ar::by_size(s) == P::Cub);
+}
+
+void test_scatter_rule() {
+  namespace ar = lp::scatter::auto_rule;
+  using P = ar::Plan;
+  ar::Sizes s;
+  s.n = ar::kLookMinN, s.word_bytes = 4, s.l2_bytes = 50.0 * (1 << 20), s.privatized = true;
+  s.m = ar::kPrivatizedMaxM;
+  CHECK(ar::by_size(s) == P::Privatized);
+  s.m = ar::kPrivatizedMaxM + 1;
+  CHECK(ar::by_size(s) == P::Bids);
+  s.n = 1 << 24;
+  s.m = std::uint32_t(s.l2_bytes / 2 / 4) + 1;
+  CHECK(ar::by_size(s) == P::Passes);
+  s.m = std::uint32_t(2 * s.l2_bytes / 4) + 1;
+  CHECK(ar::by_size(s) == P::FullSort);
+  // Few inputs, or inputs under a quarter of the buckets: plain stores.
+  s.n = ar::kFewInputs - 1;
+  CHECK(ar::by_size(s) == P::Thrust);
+  s.n = std::int64_t(ar::kSparse * s.m) - 1;
+  CHECK(ar::by_size(s) == P::Thrust);
+  s.n = std::int64_t(ar::kSparse * s.m) + 1;
+  CHECK(ar::by_size(s) == P::FullSort);
+  pf::Profile p = spread();
+  CHECK(ar::needs_look(s) && ar::decide(s, p) == P::FullSort);
+  p.heavy = ar::kHotShare;
+  CHECK(ar::decide(s, p) == P::Wide);
+  p = spread(), p.sorted = ar::kOrderedSorted;
+  CHECK(ar::decide(s, p) == P::Wide);
+  p = spread(), p.warp_runs = ar::kOrderedWarpRuns;
+  CHECK(ar::decide(s, p) == P::Wide);
+  p.warp_runs = ar::kOrderedWarpRuns + 0.5;
+  CHECK(ar::decide(s, p) == P::FullSort);
+  // A hot bucket among few: the shared-memory bids; one or two buckets: one pass keeping each run's last.
+  p = spread(), p.heavy = 1, s.m = ar::kPrivatizedMaxM;
+  CHECK(ar::decide(s, p) == P::Privatized);
+  s.m = 2;
+  CHECK(ar::decide(s, p) == P::FullSort);
+  // Gather: thrust's for ordered or hot labels, wide otherwise, the passes where the table straddles the L2.
+  s.gather = true, s.m = 1 << 20;
+  CHECK(ar::decide(s, spread()) == P::Wide && ar::decide(s, p) == P::Thrust);
+  s.m = std::uint32_t(s.l2_bytes / 4);
+  CHECK(ar::decide(s, p) == P::Passes);
+  s.n = ar::kLookMinN - 1, s.m = 1 << 20;
+  CHECK(!ar::needs_look(s) && ar::by_size(s) == P::Thrust);
+}
+
+void test_decimal_rule() {
+  namespace ar = lp::decimal::auto_rule;
+  using P = ar::Plan;
+  ar::Sizes s;
+  s.n = ar::kLookMinN, s.kind = ar::Kind::Double, s.bucket_bytes = 8, s.shared = true, s.m = 1u << 16;
+  CHECK(ar::needs_look(s));
+  pf::Profile p = spread();
+  CHECK(ar::decide(s, p) == P::Shared);
+  p.heavy = ar::kHotShare;
+  CHECK(ar::decide(s, p) == P::Sort);
+  // Ordered ids: shared memory for sets a block holds many times, global atomics beyond.
+  p = spread(), p.warp_runs = ar::kOrderedWarpRuns;
+  s.m = std::uint32_t(ar::kOrderedSharedBytes / 8);
+  CHECK(ar::decide(s, p) == P::Shared);
+  s.m += 1;
+  CHECK(ar::decide(s, p) == P::Global);
+  // Few rows, or rows under a quarter of the products: global atomics, no look.
+  s.n = ar::kFewRows - 1, s.m = 16;
+  CHECK(!ar::needs_look(s) && ar::by_size(s) == P::Global);
+  s.n = 1 << 20, s.m = std::uint32_t(4 * s.n + 4);
+  CHECK(!ar::needs_look(s) && ar::by_size(s) == P::Global);
+  // Small sets stay in shared memory whatever the ids.
+  s.n = ar::kLookMinN, s.kind = ar::Kind::Decimal128, s.bucket_bytes = 16, s.m = std::uint32_t(ar::kSmallSetBytes / 16);
+  CHECK(!ar::needs_look(s) && ar::by_size(s) == P::Shared);
+  s.m += 1, s.cluster = true;
+  CHECK(ar::needs_look(s));
+  p = spread();
+  CHECK(ar::decide(s, p) == P::Shared);
+  p.heavy = ar::kHotShare;
+  CHECK(ar::decide(s, p) == P::Cluster);
+  s.cluster = false;
+  CHECK(ar::decide(s, p) == P::Sort);
+  s.kind = ar::Kind::Decimal64, s.shared_narrow = true, s.m = 16000;  // 128 000 bytes of 8-byte sums
+  p = spread();
+  CHECK(ar::decide(s, p) == P::SharedNarrow);
+}
+
+// decide() answers only plans the graph captured, wherever it looks, for random sizes and profiles.
+template <class Sizes, class Draw>
+void check_possible(const char* study, Draw draw) {
+  harness::Rng r(42);
+  for (int i = 0; i < 20000; ++i) {
+    Sizes s = draw(r);
+    pf::Profile p;
+    p.sorted = r.unit(), p.run_mean = 1 + 100 * r.unit(), p.warp_runs = 1 + 31 * r.unit(), p.heavy = r.unit() < 0.3 ? r.unit() : 1e-4;
+    p.distinct = 1 + 1e6 * r.unit();
+    const auto plan = decide(s, p);
+    CHECK_MSG(possible(s, plan), study << ": decide answered " << name(plan) << ", which the graph does not hold");
+    CHECK_MSG(possible(s, by_size(s)), study << ": by_size is not possible");
+  }
+}
+
+std::int64_t draw_n(harness::Rng& r) { return std::int64_t(std::exp2(27 * r.unit())); }
+std::uint32_t draw_m(harness::Rng& r) { return std::uint32_t(std::exp2(26 * r.unit())); }
+bool coin(harness::Rng& r) { return r.unit() < 0.5; }
+
+void test_possible() {
+  check_possible<lp::multireduce::auto_rule::Sizes>("multireduce", [](harness::Rng& r) {
+    lp::multireduce::auto_rule::Sizes s;
+    s.n = draw_n(r), s.m = draw_m(r), s.value_bytes = coin(r) ? 4 : 8, s.commutative = r.unit() < 0.8, s.integral = coin(r);
+    s.shared = coin(r), s.perbank = coin(r), s.cluster = coin(r), s.cluster_one_pass = s.cluster && coin(r), s.warp_ordered = coin(r);
+    s.int_counts = r.unit() < 0.9, s.native_shared_atomic = coin(r);
+    return s;
+  });
+  check_possible<lp::multiscan::auto_rule::Sizes>("multiscan", [](harness::Rng& r) {
+    lp::multiscan::auto_rule::Sizes s;
+    s.n = draw_n(r), s.m = draw_m(r), s.register_scan = coin(r), s.single_pass = coin(r), s.partitioned = coin(r), s.sort_shared = coin(r);
+    s.sort_global = coin(r), s.relabel = coin(r);
+    return s;
+  });
+  check_possible<lp::histogram::auto_rule::Sizes>("histogram", [](harness::Rng& r) {
+    lp::histogram::auto_rule::Sizes s;
+    s.n = draw_n(r), s.bins = draw_m(r), s.u8 = coin(r), s.block = coin(r), s.block32 = s.block && coin(r), s.windows = coin(r);
+    s.cluster = coin(r), s.cub = coin(r);
+    return s;
+  });
+  check_possible<lp::scatter::auto_rule::Sizes>("scatter", [](harness::Rng& r) {
+    lp::scatter::auto_rule::Sizes s;
+    s.gather = coin(r), s.n = draw_n(r), s.m = draw_m(r), s.word_bytes = coin(r) ? 4 : 8, s.privatized = coin(r);
+    return s;
+  });
+  check_possible<lp::decimal::auto_rule::Sizes>("decimal", [](harness::Rng& r) {
+    namespace ar = lp::decimal::auto_rule;
+    ar::Sizes s;
+    s.kind = ar::Kind(r.below(3)), s.n = draw_n(r), s.m = draw_m(r), s.bucket_bytes = s.kind == ar::Kind::Double ? 8 : 16;
+    s.shared = coin(r), s.shared_narrow = coin(r), s.cluster = coin(r), s.int_counts = r.unit() < 0.9;
+    return s;
+  });
+}
+
+}  // namespace
+
+int main() {
+  test_geometry();
+  test_known_inputs();
+  test_keys_and_probe();
+  test_multireduce_rule();
+  test_multiscan_rule();
+  test_histogram_rule();
+  test_scatter_rule();
+  test_decimal_rule();
+  test_possible();
+  return test_summary("test_auto_rules");
+}

@@ -30,7 +30,7 @@ namespace launch_cache_detail {
 
 // (what, device, kernel, three shape numbers) -> the remembered answer.
 using Key = std::tuple<int, int, const void*, long long, long long, long long>;
-enum What { kAttribute, kSharedLimit, kBlocks, kClusters, kPinnedWords, kDeviceWords };
+enum What { kAttribute, kSharedLimit, kBlocks, kClusters };
 
 struct Cache {
   std::mutex mu;
@@ -116,27 +116,6 @@ inline int max_active_clusters(const void* kernel, int cluster, int threads, std
   });
   if (k < 1) throw std::invalid_argument("a cluster of " + std::to_string(cluster) + " blocks does not fit on an SM group");
   return int(k);
-}
-
-// The few words a launcher reads back to decide on the host (a count, a look at the labels): one
-// pinned host buffer and one device buffer per (device, owner, size), allocated on first use and
-// kept for the process, so that a timed run allocates nothing. `owner` is an address of the
-// launcher's own (its kernel), so that two launchers used one after the other never share words.
-inline std::uint32_t* pinned_words(const void* owner, int words) {
-  namespace d = launch_cache_detail;
-  return reinterpret_cast<std::uint32_t*>(d::remembered({d::kPinnedWords, current_device(), owner, words, 0, 0}, [&] {
-    void* p = nullptr;
-    LP_CUDA(cudaMallocHost(&p, std::size_t(words) * sizeof(std::uint32_t)));
-    return (long long)reinterpret_cast<std::intptr_t>(p);
-  }));
-}
-inline std::uint32_t* device_words(const void* owner, int words) {
-  namespace d = launch_cache_detail;
-  return reinterpret_cast<std::uint32_t*>(d::remembered({d::kDeviceWords, current_device(), owner, words, 0, 0}, [&] {
-    void* p = nullptr;
-    LP_CUDA(cudaMalloc(&p, std::size_t(words) * sizeof(std::uint32_t)));
-    return (long long)reinterpret_cast<std::intptr_t>(p);
-  }));
 }
 
 // Typed front ends: any __global__ function.

@@ -1,5 +1,5 @@
-// The decision on the device (beyond the documents): a CUDA graph of two nodes, the input profile
-// pass and a switch node whose bodies are the plans, each captured from its ordinary launcher. The
+// The decision on the device (beyond the documents): a CUDA graph of the input profile pass and a
+// switch node whose bodies are the plans, each captured from its ordinary launcher. The
 // profile pass evaluates the decision table and sets the switch, so no host round trip lies between
 // the look and the chosen work, and any plan may be a library call (CUB, Thrust) as long as it
 // enqueues without synchronising.
@@ -83,6 +83,7 @@ inline void capture_into(cudaGraph_t graph, const std::function<void(cudaStream_
     enqueue(s);
   } catch (...) {
     --capture_depth;
+    // The capture ends either way; the graph it built belongs to the caller's (destroyed with it).
     cudaGraph_t dropped = nullptr;
     cudaStreamEndCapture(s, &dropped);
     cudaGetLastError();

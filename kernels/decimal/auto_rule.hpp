@@ -19,9 +19,11 @@ inline const char* name(Plan p) {
 
 enum class Kind : unsigned { Decimal128, Decimal64, Double };
 
+// Laid out without padding: its bytes are part of the plan graph's key (plan_graph.cuh).
 struct Sizes {
-  Kind kind = Kind::Decimal128;
+  double l2_bytes = 50.0 * (1 << 20);
   std::int64_t n = 0;
+  Kind kind = Kind::Decimal128;
   std::uint32_t m = 0;
   std::uint32_t bucket_bytes = 16;  // the auto's buckets (decimal64: the two words' 16 bytes)
   std::uint32_t narrow_bytes = 8;   // decimal64's 8-byte sticky sums
@@ -29,8 +31,9 @@ struct Sizes {
   bool shared_narrow = false;       // ... with 8-byte sticky buckets (decimal64)
   bool cluster = false;             // a cluster holds the buckets
   bool int_counts = true;           // n fits the sorts' int counts
-  double l2_bytes = 50.0 * (1 << 20);
+  bool unused[4] = {};
 };
+static_assert(sizeof(Sizes) == 8 + 8 + 16 + 8, "Sizes has no padding");
 
 constexpr std::int64_t kLookMinN = std::int64_t(1) << 17;
 // Small bucket sets stay in shared memory whatever the ids: replicas spread a hot id's updates.

@@ -18,6 +18,7 @@ inline const char* name(Plan p) {
 }
 
 // What the host knows: the sizes and which plans run here (their own support predicates).
+// Laid out without padding: its bytes are part of the plan graph's key (plan_graph.cuh).
 struct Sizes {
   std::int64_t n = 0;
   std::uint32_t bins = 0;
@@ -27,7 +28,9 @@ struct Sizes {
   bool windows = false;  // multireduce_shared runs (u32, up to 4 label windows)
   bool cluster = false;  // cluster_privatized runs (u32)
   bool cub = false;      // CUB's HistogramEven runs (its int counters hold)
+  bool unused[6] = {};
 };
+static_assert(sizeof(Sizes) == 8 + 4 + 12, "Sizes has no padding");
 
 // Below this many samples a look costs more than it could save.
 constexpr std::int64_t kLookMinN = std::int64_t(1) << 17;

@@ -23,7 +23,9 @@ inline const char* name(Plan p) {
 
 // What the host knows before any look: the sizes, the operator and value, and which plans can run
 // here (each launcher's own support predicate, evaluated on the host).
+// Laid out without padding: its bytes are part of the plan graph's key (plan_graph.cuh).
 struct Sizes {
+  double l2_bytes = 50.0 * (1 << 20);
   std::int64_t n = 0;
   std::uint32_t m = 0;
   std::uint32_t value_bytes = 4;
@@ -38,8 +40,9 @@ struct Sizes {
   bool warp_ordered = false;     // warp_ordered's per-warp sets fit
   bool last_position = false;    // op last and last_position runs here
   bool int_counts = true;        // n fits CUB's int counts (partitioned, sort_global, CUB)
-  double l2_bytes = 50.0 * (1 << 20);
+  bool unused[5] = {};
 };
+static_assert(sizeof(Sizes) == 8 + 8 + 4 + 4 + 16, "Sizes has no padding");
 
 // Below this many inputs a look costs more than any choice it could improve: every plan then
 // takes a few microseconds, and the plan by sizes alone is one of the fastest.

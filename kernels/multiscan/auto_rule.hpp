@@ -18,6 +18,7 @@ inline const char* name(Plan p) {
 }
 
 // What the host knows: the sizes and which plans run here (their own support predicates).
+// Laid out without padding: its bytes are part of the plan graph's key (plan_graph.cuh).
 struct Sizes {
   std::int64_t n = 0;
   std::uint32_t m = 0;
@@ -27,7 +28,9 @@ struct Sizes {
   bool sort_shared = false;
   bool sort_global = false;  // n within its int counts
   bool relabel = false;
+  bool unused[6] = {};
 };
+static_assert(sizeof(Sizes) == 8 + 4 + 12, "Sizes has no padding");
 
 // register_scan only at m = 1: its tiles fold m-vectors (H100, n = 2^26 int32: 0.44 ms against
 // single_pass's 0.47 at m = 1, 0.62 against 0.46-0.55 at m = 4).

@@ -18,14 +18,17 @@ inline const char* name(Plan p) {
   return unsigned(p) < unsigned(Plan::Count) ? kNames[unsigned(p)] : "?";
 }
 
+// Laid out without padding: its bytes are part of the plan graph's key (plan_graph.cuh).
 struct Sizes {
-  bool gather = false;
+  double l2_bytes = 50.0 * (1 << 20);
   std::int64_t n = 0;
   std::uint32_t m = 0;
   std::uint32_t word_bytes = 4;
+  bool gather = false;
   bool privatized = false;  // the shared-memory bids fit
-  double l2_bytes = 50.0 * (1 << 20);
+  bool unused[6] = {};
 };
+static_assert(sizeof(Sizes) == 8 + 8 + 4 + 4 + 8, "Sizes has no padding");
 
 constexpr std::int64_t kLookMinN = std::int64_t(1) << 16;
 constexpr std::uint32_t kPrivatizedMaxM = 1u << 14;

@@ -2,7 +2,6 @@
 #include "apps/harness/auto_record.cuh"
 #include "kernels/multireduce/auto_rule.hpp"
 #include "kernels/multireduce/cluster_privatized.cuh"
-#include "kernels/multireduce/cub_sort_reduce.cuh"
 #include "kernels/multireduce/global_atomics.cuh"
 #include "kernels/multireduce/last_position.cuh"
 #include "kernels/multireduce/partitioned.cuh"
@@ -64,7 +63,6 @@ std::size_t plan_scratch(Plan r, const Ctx<Op>& c) {
   }
   if (r == Plan::LastPosition) return mr::last_position_scratch_bytes(n, m, t);
   if (r == Plan::Sort) return mr::sort_global_scratch_bytes<Op>(n, m, t);
-  if (r == Plan::CubSortReduce) return mr::cub_sort_reduce_scratch_bytes<Op>(n, m);
   return 0;
 }
 
@@ -87,7 +85,6 @@ void run_plan(Plan r, const Ctx<Op>& in, cudaStream_t s, std::size_t bytes) {
       if (r == Plan::LastPosition) return mr::last_position(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream);
   }
   if (r == Plan::Sort) return mr::sort_global<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream);
-  if (r == Plan::CubSortReduce) return mr::cub_sort_reduce_by_key<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.stream);
   throw std::logic_error(std::string("multireduce auto: plan ") + ar::name(r) + " does not run op " + Op::name);
 }
 

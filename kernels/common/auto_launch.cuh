@@ -23,35 +23,25 @@ inline Slot* slot_in(void* scratch, std::size_t scratch_bytes) {
   return reinterpret_cast<Slot*>(static_cast<char*>(scratch) + scratch_bytes - kSlotBytes);
 }
 
-// The columns a study's profile reads: one (labels, keys) or two (a join's build and probe keys).
-template <class K>
-struct Columns {
-  const K* first = nullptr;
-  std::int64_t n_first = 0;
-  std::uint64_t m_first = 0;  // the label domain (0: none stated)
-  const K* second = nullptr;
-  std::int64_t n_second = 0;
-  std::uint64_t m_second = 0;
-};
+// The profile pass that sets a plan graph's switch (plan_graph.cuh), as the graph's look. `rule` is the
+// study's decision table as a functor: unsigned operator()(const Profile& first, const Profile&
+// second, double match) const, callable on the device.
+template <class K, class Rule>
+PlanLook profile_look(const Columns<K>& cols, const Rule& rule, Slot* slot) {
+  return [cols, rule, slot](cudaGraphConditionalHandle h, cudaStream_t s) { launch_profile(cols, rule, slot, h, true, s); };
+}
 
-// Enqueues the graph of (profile + rule, switch over plans) for `key` on `s`. `rule` is the study's
-// decision table as a functor: unsigned operator()(const Profile& first, const Profile& second,
-// double match) const, callable on the device; `plans[i]` runs where it answers i.
+// Enqueues the graph of (profile + rule, switch over plans) for `key` on `s`: plans[i] runs where the
+// rule answers i.
 template <class K, class Rule>
 void launch_auto(const std::string& key, const Columns<K>& cols, const Rule& rule, Slot* slot, const std::vector<PlanBody>& plans, cudaStream_t s) {
-  launch_planned(
-      key + plan_key("profile", cols, slot),
-      [&](cudaGraphConditionalHandle h, cudaStream_t cs) {
-        launch_profile(cols.first, cols.n_first, cols.m_first, cols.second, cols.n_second, cols.m_second, rule, slot, h, true, cs);
-      },
-      plans, s);
+  launch_planned(key + plan_key("profile", cols, slot, rule), profile_look(cols, rule, slot), plans, s);
 }
 
 // The profile pass alone, filling the slot (no switch): the tests, and the look's cost.
 template <class K, class Rule>
 void launch_look(const Columns<K>& cols, const Rule& rule, Slot* slot, cudaStream_t s) {
-  launch_profile(cols.first, cols.n_first, cols.m_first, cols.second, cols.n_second, cols.m_second, rule, slot, cudaGraphConditionalHandle{},
-                 false, s);
+  launch_profile(cols, rule, slot, cudaGraphConditionalHandle{}, false, s);
 }
 
 // A study's `auto` over its decision table (a namespace with Plan (ending in Count), Sizes, by_size,
@@ -77,7 +67,7 @@ void run_auto(const Rule& rule, const std::string& key, const Columns<K>& cols, 
   using Plan = decltype(by_size(z));
   if (!needs_look(z)) return run_plan(by_size(z), s, scratch_bytes);
   Slot* slot = slot_in(scratch, scratch_bytes);
-  const std::string full = key + plan_key("auto", z, scratch, scratch_bytes, cols, slot, rule);
+  const std::string full = key + plan_key("auto", rule, scratch, scratch_bytes, cols, slot);  // the rule holds the sizes
   if (launch_cached(full, s)) return;  // the replay: no plan is built, nothing allocated
   const std::size_t plan_bytes = scratch_bytes - kSlotBytes;
   std::vector<PlanBody> plans;
@@ -85,17 +75,7 @@ void run_auto(const Rule& rule, const std::string& key, const Columns<K>& cols, 
     if (!possible(z, Plan(i))) plans.push_back([](cudaStream_t) {});
     else plans.push_back([&run_plan, i, plan_bytes](cudaStream_t cs) { run_plan(Plan(i), cs, plan_bytes); });
   }
-  launch_graph(
-      full,
-      [&](cudaStream_t cs) {
-        enqueue_switch(
-            cs,
-            [&](cudaGraphConditionalHandle h, cudaStream_t ls) {
-              launch_profile(cols.first, cols.n_first, cols.m_first, cols.second, cols.n_second, cols.m_second, rule, slot, h, true, ls);
-            },
-            plans);
-      },
-      s);
+  launch_planned(full, profile_look(cols, rule, slot), plans, s);
 }
 
 }  // namespace lp::profile

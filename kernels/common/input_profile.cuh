@@ -16,6 +16,17 @@
 
 namespace lp::profile {
 
+// The columns a study's profile reads: one (labels, keys) or two (a join's build and probe keys).
+template <class K>
+struct Columns {
+  const K* first = nullptr;
+  std::int64_t n_first = 0;
+  std::uint64_t m_first = 0;  // the label domain (0: none stated)
+  const K* second = nullptr;
+  std::int64_t n_second = 0;
+  std::uint64_t m_second = 0;
+};
+
 constexpr int kThreads = 1024;
 constexpr int kWindowsPerWarp = kWindows / (kThreads / 32);
 static_assert(kWindowsPerWarp * (kThreads / 32) == kWindows, "every warp reads the same number of windows");
@@ -142,24 +153,22 @@ __device__ inline Counts to_counts(const SharedCounts& sc, int windows) {
   return c;
 }
 
-// The pass. `second` (may be null) is a join's probe column: its sampled keys are looked up in the
-// first column's Bloom filter (the match estimate) while it is counted. `decide(first, second,
+// The pass. `cols.second` (may be null) is a join's probe column: its sampled keys are looked up in
+// the first column's Bloom filter (the match estimate) while it is counted. `decide(first, second,
 // match)` is the study's decision table; its answer is the plan. With `set_switch` the kernel runs
 // inside a plan graph and sets the switch `handle` to the plan.
 template <class K, class Decide>
 __global__ void __launch_bounds__(kThreads, 1)
-    profile_kernel(const K* __restrict__ first, std::int64_t n_first, std::uint64_t m_first, const K* __restrict__ second,
-                   std::int64_t n_second, std::uint64_t m_second, Decide decide, Slot* slot, cudaGraphConditionalHandle handle,
-                   bool set_switch) {
+    profile_kernel(Columns<K> cols, Decide decide, Slot* slot, cudaGraphConditionalHandle handle, bool set_switch) {
   __shared__ unsigned sketch[kBuckets];
   __shared__ SharedCounts sc;
   __shared__ Counts counted[2];
   __shared__ unsigned probe_hits, probe_sampled;
   __shared__ unsigned bloom[kBloomWords];
-  const int columns = second && n_second > 0 ? 2 : 1;
+  const int columns = cols.second && cols.n_second > 0 ? 2 : 1;
   for (int col = 0; col < columns; ++col) {
-    const K* a = col == 0 ? first : second;
-    const std::int64_t n = col == 0 ? n_first : n_second;
+    const K* __restrict__ a = col == 0 ? cols.first : cols.second;
+    const std::int64_t n = col == 0 ? cols.n_first : cols.n_second;
     for (int i = threadIdx.x; i < kBuckets; i += kThreads) sketch[i] = 0;
     if (col == 0 && columns == 2)
       for (int i = threadIdx.x; i < kBloomWords; i += kThreads) bloom[i] = 0;
@@ -173,10 +182,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int w = warp; w < windows; w += kThreads / 32) {
         const std::int64_t i = window_start(n, w, windows) + lane;
         if (i >= n) continue;
-        const std::uint64_t x = key_of(a[i]);
-        bool held = true;
-        for (int k = 0; k < kBloomHashes; ++k) held = held && ((bloom[bloom_bit(x, k) / 32] >> (bloom_bit(x, k) % 32)) & 1u);
-        ++seen, hits += held;
+        ++seen, hits += bloom_holds(bloom, key_of(a[i]));
       }
       hits = __reduce_add_sync(0xffffffffu, hits), seen = __reduce_add_sync(0xffffffffu, seen);
       if (lane == 0) atomicAdd(&probe_hits, hits), atomicAdd(&probe_sampled, seen);
@@ -194,13 +200,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (threadIdx.x == 0) {
     Slot s;
     s.columns = unsigned(columns);
-    s.first = finish(counted[0], n_first, m_first);
+    s.first = finish(counted[0], cols.n_first, cols.m_first);
     if (columns == 2) {
-      s.second = finish(counted[1], n_second, m_second);
+      s.second = finish(counted[1], cols.n_second, cols.m_second);
       s.match = match_estimate(counted[1], s.first);
-    } else {
-      s.second.n = 0;
-      s.second.sample = 0;
     }
     s.plan = decide(s.first, s.second, s.match);
     *slot = s;
@@ -211,10 +214,9 @@ __global__ void __launch_bounds__(kThreads, 1)
 // Enqueues the pass on `s`. Outside a plan graph (set_switch false) it only fills the slot: the
 // tests, and the measurement of what the look costs.
 template <class K, class Decide>
-void launch_profile(const K* first, std::int64_t n_first, std::uint64_t m_first, const K* second, std::int64_t n_second,
-                    std::uint64_t m_second, const Decide& decide, Slot* slot, cudaGraphConditionalHandle handle, bool set_switch,
+void launch_profile(const Columns<K>& cols, const Decide& decide, Slot* slot, cudaGraphConditionalHandle handle, bool set_switch,
                     cudaStream_t s) {
-  profile_kernel<K, Decide><<<1, kThreads, 0, s>>>(first, n_first, m_first, second, n_second, m_second, decide, slot, handle, set_switch);
+  profile_kernel<K, Decide><<<1, kThreads, 0, s>>>(cols, decide, slot, handle, set_switch);
   LP_CUDA_LAUNCH("profile_kernel");
 }
 

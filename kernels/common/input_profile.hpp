@@ -65,6 +65,11 @@ LP_HD unsigned bloom_bit(std::uint64_t key, int k) {  // three 17-bit hashes fro
   const std::uint64_t h = mix(key + (k < 3 ? 0x9e3779b97f4a7c15ull : 0x632be59bd9b4e019ull));
   return unsigned(h >> ((k % 3) * kBloomBits)) & ((1u << kBloomBits) - 1);
 }
+LP_HD bool bloom_holds(const std::uint32_t* words, std::uint64_t key) {
+  for (int k = 0; k < kBloomHashes; ++k)
+    if (!((words[bloom_bit(key, k) / 32] >> (bloom_bit(key, k) % 32)) & 1u)) return false;
+  return true;
+}
 
 // What the pass counts over the sample (the device with shared-memory atomics, the host twin with
 // loops); finish() turns it into a Profile.
@@ -244,10 +249,8 @@ void probe_column_host(Counts& second, const K* first, std::int64_t n_first, con
     for (int k = 0; k < kBloomHashes; ++k) bloom[bloom_bit(x, k) / 32] |= 1u << (bloom_bit(x, k) % 32);
   });
   each(probe, n_probe, [&](std::uint64_t x) {
-    bool held = true;
-    for (int k = 0; k < kBloomHashes; ++k) held = held && (bloom[bloom_bit(x, k) / 32] >> (bloom_bit(x, k) % 32) & 1u);
     ++second.probe_sampled;
-    second.probe_hits += held;
+    second.probe_hits += bloom_holds(bloom.data(), x);
   });
 }
 

@@ -13,11 +13,10 @@
 namespace lp::multireduce::auto_rule {
 
 // The plans, named after the variants they run.
-enum class Plan : unsigned { Shared, PerBank, Cluster, GlobalAggregated, Partitioned, Sort, WarpOrdered, LastPosition, CubSortReduce, Count };
+enum class Plan : unsigned { Shared, PerBank, Cluster, GlobalAggregated, Partitioned, Sort, WarpOrdered, LastPosition, Count };
 inline const char* name(Plan p) {
   constexpr const char* kNames[] = {"shared_privatized",  "perbank",      "cluster_privatized", "global_atomics_aggregated",
-                                    "partitioned",        "sort_global",  "warp_ordered",       "last_position",
-                                    "cub_sort_reduce_by_key"};
+                                    "partitioned",        "sort_global",  "warp_ordered",       "last_position"};
   return unsigned(p) < unsigned(Plan::Count) ? kNames[unsigned(p)] : "?";
 }
 

@@ -1,11 +1,21 @@
-# Sourced by the studies' end-to-end CLI tests (test_cli_<study>.sh): counters, the CI config's
-# run and its checks, and the refusal check. Expects $B (the study executable) and $SRC.
+# Sourced by the end-to-end tests of the executables and scripts (test_cli_<study>.sh, the figures'
+# and the regret scripts' tests): a scratch folder, counters, the CI config's run and its checks
+# (expects $B, the study executable, and $SRC), the refusal check, and the matplotlib check.
 set -u
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fails=0; passes=0
 ok() { passes=$((passes+1)); }
 bad() { echo "FAIL: $*"; fails=$((fails+1)); }
+
+# need_matplotlib: PY, a python3 with matplotlib (Debian's first); without one the test is skipped (77).
+need_matplotlib() {
+  PY=""
+  for p in /usr/bin/python3 python3; do
+    if "$p" -c 'import matplotlib' 2>/dev/null; then PY=$p; break; fi
+  done
+  [ -n "$PY" ] || { echo "no python3 with matplotlib: skipped"; exit 77; }
+}
 
 # run_ci_config STUDY: configs/ci/STUDY.json runs, writes JSON and CSV, validates, fails nothing.
 run_ci_config() {

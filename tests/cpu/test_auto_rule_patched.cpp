@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <random>
-#include <set>
 #include <string>
 #include <vector>
 
+#include "auto_rule_checks.hpp"
 #include "check.hpp"
 #include "kernels/patched/auto_rule.hpp"
 
@@ -54,12 +54,7 @@ Profile clustered_offsets(const ar::Sizes& s) { return offsets_with_density(s, 1
 Profile spread_offsets(const ar::Sizes& s) { return offsets_with_density(s, 16); }
 
 void names() {
-  std::set<std::string> seen;
-  for (unsigned i = 0; i < unsigned(Plan::Count); ++i) {
-    const std::string n = ar::name(Plan(i));
-    CHECK_MSG(n != "?" && seen.insert(n).second, "plan " << i << " named " << n);
-  }
-  CHECK(std::string(ar::name(Plan::Count)) == "?");
+  check_plan_names<Plan>([](Plan p) { return ar::name(p); });
   // The record's plan names are the variants' (scripts/plot_regret.py compares them with the best variant's).
   CHECK(std::string(ar::name(Plan::DecodeThrustScatter)) == "decode_thrust_scatter");
   CHECK(std::string(ar::name(Plan::FusedWarpApply)) == "fused_warp_apply");

@@ -9,11 +9,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <random>
-#include <set>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "auto_rule_checks.hpp"
 #include "check.hpp"
 #include "kernels/sortedsearch/auto_rule.hpp"
 
@@ -50,12 +50,7 @@ Profile column(double lo, double hi, double run = 1) {
 }
 
 void names() {
-  std::set<std::string> seen;
-  for (unsigned i = 0; i < unsigned(Plan::Count); ++i) {
-    const std::string n = ar::name(Plan(i));
-    CHECK_MSG(n != "?" && seen.insert(n).second, "plan " << i << " named " << n);
-  }
-  CHECK(std::string(ar::name(Plan::Count)) == "?");
+  check_plan_names<Plan>([](Plan p) { return ar::name(p); });
   // scripts/plot_regret.py maps these families onto the variants (mergepath -> mergepath_lower, thrust -> thrust_lower_bound).
   CHECK(std::string(ar::name(Plan::MergePath)) == "mergepath" && std::string(ar::name(Plan::Thrust)) == "thrust");
 }

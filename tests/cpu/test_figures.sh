@@ -4,14 +4,8 @@
 # check fail and name the figure. Skipped (77) where no Python has matplotlib.
 set -u
 cd "$SRC"
-PY=""
-for p in /usr/bin/python3 python3; do
-  if "$p" -c 'import matplotlib' 2>/dev/null; then PY=$p; break; fi
-done
-[ -n "$PY" ] || { echo "no python3 with matplotlib: skipped"; exit 77; }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-passes=0; fails=0
+source tests/cpu/cli_lib.sh
+need_matplotlib
 "$PY" scripts/figures.py --check > "$T/check.out" 2>&1 && passes=$((passes+1)) || { fails=$((fails+1)); echo "FAIL: the committed figures do not match the committed results:"; grep FAIL "$T/check.out"; }
 # A planted change: one validated record of the Fig 4.13 run twice as slow, in a copy of results/.
 cp -r results "$T/results"

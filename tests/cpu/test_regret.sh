@@ -6,16 +6,8 @@
 # the numbers worked out by hand. Skipped (77) where no Python has matplotlib.
 set -u
 cd "${SRC:-$(dirname "$0")/../..}"
-PY=""
-for p in /usr/bin/python3 python3; do
-  if "$p" -c 'import matplotlib' 2>/dev/null; then PY=$p; break; fi
-done
-[ -n "$PY" ] || { echo "no python3 with matplotlib: skipped"; exit 77; }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-passes=0; fails=0
-ok() { passes=$((passes+1)); }
-bad() { fails=$((fails+1)); echo "FAIL: $*"; }
+source tests/cpu/cli_lib.sh
+need_matplotlib
 
 # 1. The same seed, the same bytes (twice, into two folders); another seed, other points.
 "$PY" scripts/regret_configs.py --seed 123 --out "$T/a" > "$T/a.out" 2>&1 || bad "regret_configs.py failed: $(tail -1 "$T/a.out")"

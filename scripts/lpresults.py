@@ -1,6 +1,7 @@
 """Reading result files (the results contract of ARCHITECTURE.md) for the plotting scripts, and the
 helpers those scripts share for drawing and writing what they make (one copy, so that every study's
 figures and tables come out alike)."""
+import gzip
 import json
 import os
 import sys
@@ -12,7 +13,8 @@ REGRET_DIR = "regret"
 
 
 def load(path):
-    with open(path) as f:
+    """A results file, JSON or gzip-compressed JSON (.json.gz: the regret sweeps' many records)."""
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
         doc = json.load(f)
     if doc.get("schema_version") != 1:
         sys.exit(f"{path}: unsupported schema_version {doc.get('schema_version')}")

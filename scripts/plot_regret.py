@@ -4,7 +4,7 @@ scripts/regret_configs.py), auto's median time against the fastest other variant
 
   scripts/plot_regret.py RESULTS_DIR OUT_DIR
 
-RESULTS_DIR holds one results file per study, <study>.json (any subset of the studies). Writes to
+RESULTS_DIR holds one results file per study, <study>.json or <study>.json.gz (any subset of the studies). Writes to
 OUT_DIR:
   regret.md               per study: points, auto / best (median, p95, max), auto / best peer, the
                           targets met or not, the share of points where auto's plan was the best
@@ -131,9 +131,16 @@ def category(study, params):
 
 def analyse(study, doc, auto):
     """The row of one auto: its entries (measured points), failures and the counts."""
-    points = {}
+    # One record per (point, variant): where parts of a run overlap (a part cut short marks the rest
+    # of its points not run, another part measures them), the measured record.
+    chosen = {}
     for r in doc["records"]:
-        points.setdefault(json.dumps(r["params"], sort_keys=True), []).append(r)
+        k = (json.dumps(r["params"], sort_keys=True), r["variant"])
+        if k not in chosen or (r.get("status") == "ok" and chosen[k].get("status") != "ok"):
+            chosen[k] = r
+    points = {}
+    for (key, _), r in chosen.items():
+        points.setdefault(key, []).append(r)
     entries, failures, not_measured, no_best, seen = [], [], 0, 0, 0
     for key in sorted(points):
         rs = points[key]
@@ -142,6 +149,8 @@ def analyse(study, doc, auto):
             continue
         seen += 1
         cands = [r for r in rs if candidate(study, auto, r) and ok(r)]
+        if not ok(a) and "not run" in (a.get("note") or ""):
+            continue  # an interrupted run: neither measured nor failed
         if not ok(a):
             if a.get("status") == "skipped" and not cands:
                 not_measured += 1  # nothing ran here (a point no variant takes)
@@ -328,13 +337,15 @@ def main():
     docs = {}
     for s in STUDIES:
         path = os.path.join(src, f"{s}.json")
+        if not os.path.exists(path):
+            path += ".gz"
         if os.path.exists(path):
             doc = lpresults.load(path)
             if doc["meta"].get("study") != s:
                 sys.exit(f"{path}: not a {s} study result")
             docs[s] = doc
     if not docs:
-        return lpresults.skip(out, f"no <study>.json of {', '.join(STUDIES)} in {src}")
+        return lpresults.skip(out, f"no <study>.json(.gz) of {', '.join(STUDIES)} in {src}")
     os.makedirs(out, exist_ok=True)
     rows, runs, gpus = [], [], {}
     for s, doc in docs.items():

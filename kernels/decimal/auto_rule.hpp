@@ -35,15 +35,25 @@ struct Sizes {
 };
 static_assert(sizeof(Sizes) == 8 + 8 + 16 + 8, "Sizes has no padding");
 
-constexpr std::int64_t kLookMinN = std::int64_t(1) << 17;
+// The look (the profile pass and the switch of auto's graph) adds about 16 us on the H100 (regret
+// fitting draw): from 2^23 rows a group-by takes 100 us and more and a plan for the wrong regime
+// loses up to 23x (a hot id's atomics); below, the table by sizes is within 1.4x of the best at
+// nearly every point of the draw.
+constexpr std::int64_t kLookMinN = std::int64_t(1) << 23;
 // Small bucket sets stay in shared memory whatever the ids: replicas spread a hot id's updates.
 constexpr double kSmallSetBytes = 4096;
 // Few rows, or rows under a quarter of the products: one global atomic a row (warp-aggregated)
 // beats every plan that first clears a block's or a cluster's bucket set (H100 regret sweep:
 // n = 1..40 000 over m = 8..400 000, global_atomics 7-13 us, shared_privatized 9-22, the cluster
-// 13-30).
-constexpr std::int64_t kFewRows = 8192;
+// 13-30). Up to kManyRows rows the same holds but for small sets (fitting draw, n < 2^20:
+// global_atomics the best or within 1.2x at every m above 1024 ids, every type; small sets from
+// kFewRows rows in shared memory, 1.4-2.3x ahead).
+constexpr std::int64_t kFewRows = 4096;
+constexpr std::int64_t kManyRows = std::int64_t(1) << 20;
 constexpr double kSparse = 0.25;
+// decimal128 sets a block holds: shared memory's sums ahead of the cluster's even over a hot id
+// (zipf 1.25 over 690 ids, 25 M rows: 0.33 ms against 0.94).
+constexpr double kSharedWideBytes = 16384;
 // Ids in order or in runs: a warp's rows share a product, and the aggregated global atomics update
 // it once a warp, at any m (sorted, m = 212 000: 18 us against the cluster's 78; runs of 4096 over
 // m = 48 000: 0.71 ms against the cluster's 3.9), but for sets that a block holds many times.
@@ -57,11 +67,13 @@ LP_HD bool few_rows(const Sizes& s) { return s.n < kFewRows || double(s.n) < kSp
 
 LP_HD Plan by_size(const Sizes& s) {
   if (few_rows(s)) return Plan::Global;
+  if (small_set(s)) return Plan::Shared;
+  if (s.n < kManyRows) return Plan::Global;
   if (s.kind == Kind::Double) {
     if (s.shared) return Plan::Shared;
     return within_l2(s, 0.75) || !s.int_counts ? Plan::Global : Plan::Sort;
   }
-  if (small_set(s)) return Plan::Shared;
+  if (s.kind == Kind::Decimal128 && s.shared && double(s.m) * s.bucket_bytes <= kSharedWideBytes) return Plan::Shared;
   return s.cluster ? Plan::Cluster : Plan::Global;
 }
 
@@ -80,11 +92,12 @@ LP_HD Plan decide(const Sizes& s, const profile::Profile& p) {
   }
   if (s.kind == Kind::Decimal64) {
     if (hot) return s.cluster ? Plan::Cluster : s.int_counts ? Plan::Sort : Plan::Global;
-    if (double(s.m) * s.narrow_bytes <= 131072 && s.shared_narrow) return Plan::SharedNarrow;
+    // Wherever the 8-byte sticky sets fit (26 813 ids over 53 M rows: 0.34 ms against the cluster's 0.77).
+    if (s.shared_narrow) return Plan::SharedNarrow;
     if (s.cluster && double(s.m) * s.bucket_bytes <= 1048576) return Plan::Cluster;
     return within_l2(s, 0.75) || !s.int_counts ? Plan::Global : Plan::Sort;
   }
-  if (!hot && double(s.m) * s.bucket_bytes <= 16384 && s.shared) return Plan::Shared;
+  if (double(s.m) * s.bucket_bytes <= kSharedWideBytes && s.shared) return Plan::Shared;
   if (s.cluster) return Plan::Cluster;
   return hot && s.int_counts ? Plan::Sort : Plan::Global;
 }

@@ -61,16 +61,26 @@ constexpr std::int64_t kNljMaxS = 32;
 // kernel's shared buffers and every probe step hits, so global_hash's one pass over S beats INLJ's
 // search, scan and expansion passes over S at any |S| (a spot check on the H100, |S| = 2^24: |R| = 1,
 // global_hash 0.15 ms, inlj_bs 0.30; |R| = 500, 0.39 and 0.42; at |R| = 2^16, 1 MiB, INLJ wins).
-constexpr double kTinyTableBytes = 16 * 1024;
+// (The regret fitting draw moved it down from 16 KiB: |R| = 393 int32 and 462 int64 keys, 6-15 KiB of
+// table, over |S| = 7-23 M: inlj_bs 215-613 us, global_hash 1.15-1.24x behind.)
+constexpr double kTinyTableBytes = 4 * 1024;
 // |S| more than this many times |R|: INLJ over R's CSS-tree beats probing R's hash table in L2
 // (H100, |R| = 2^16: global_hash wins to |S| = 2^22, inlj_css from 2^24).
 constexpr double kSDominates = 64;
+// ... with the binary searches' INLJ (inlj_bs), which beat the CSS tree's at every such point of the
+// regret fitting draw (|R| = 393-1561 over |S| = 6.6-46 M: 1.1-1.6x), while R's table stays below
+// this size; a table beyond it, still in the L2, is probed faster than either index is searched
+// (|R| = 80 K and 153 K, 2.6 and 4.9 MB, over 40 M and 11 M: global_hash 1.09 and 0.44 ms, inlj_bs
+// 1.50 and 0.80).
+constexpr double kIndexMaxTableBytes = 1 << 20;
 // |R| at least this many times |S|, with R's table beyond the L2 and int32 keys: INLJ sorts R only,
 // and S's few searches cost less than SMJ's sort of S and its merge over both (from SMJ at 2^26: a
 // sort costs 0.036 ns a tuple and the merge 0.013 ns over both; INLJ's search and expansion 0.16 ns
 // an S tuple; the two meet at |R| = 8.5 |S|). A spot check on the H100 at |R| = 2^24: |S| = 2^21,
 // inlj_css 0.95 ms, smj 0.97, hj 1.29; |S| = 1000, hj 0.65, inlj_css 0.69, smj 0.75.
-constexpr double kRDominates = 8;
+// The regret fitting draw put the meeting point lower and showed it for int64 keys too, ahead of the
+// radix HJ (|R| / |S| = 6.6 and 116, int64: inlj_css 2.16 and 6.25 ms, hj 2.98 and 9.34).
+constexpr double kRDominates = 4;
 // Both sides at least this many tuples before the profile decides. The look (one block reading up
 // to 8 K keys of each side) took 53-86 us in a spot check on the H100 (look_us; auto with it 0.20 ms
 // against global_hash's 0.12 at 2^20); from 2^22 a side the joins beyond the L2 take 0.4-0.7 ms,
@@ -112,13 +122,16 @@ LP_HD Plan by_size(const Sizes& s) {
   if (s.band > 0) return Plan::Nlj;  // a band predicate: only the nested loop evaluates it
   if (s.ns <= kNljMaxS && s.nlj) return Plan::Nlj;
   if (table_bytes(s) <= kTinyTableBytes && s.global_hash) return Plan::GlobalHash;
-  if (double(s.ns) > kSDominates * double(s.nr) && s.inlj_css) return Plan::InljCss;
+  if (double(s.ns) > kSDominates * double(s.nr) && table_bytes(s) <= kIndexMaxTableBytes) {
+    if (s.inlj_bs) return Plan::InljBs;
+    if (s.inlj_css) return Plan::InljCss;
+  }
   if (!beyond_l2(s) && s.global_hash) return Plan::GlobalHash;
+  if (double(s.nr) >= kRDominates * double(s.ns) && s.inlj_css) return Plan::InljCss;
   // Beyond the L2 with int64 keys the radix HJ's partitioning of R beats a 64-bit sort's eight passes,
   // with S small as with S large (H100, |R| = 2^24: |S| = 1000, hj 1.19 ms, inlj_css 1.55, smj 1.65
   // in a spot check; |S| = 2^24, hj 3.28, smj 3.58).
   if (s.key_bytes == 8 && s.hj) return Plan::Hj;
-  if (double(s.nr) >= kRDominates * double(s.ns) && s.inlj_css) return Plan::InljCss;
   // Both large: SMJ's sorts stream where a table beyond the L2 is built and probed at random.
   return any_plan(s);
 }

@@ -43,9 +43,17 @@ struct Sizes {
 };
 static_assert(sizeof(Sizes) == 8 + 8 + 4 + 4 + 16, "Sizes has no padding");
 
-// Below this many inputs a look costs more than any choice it could improve: every plan then
-// takes a few microseconds, and the plan by sizes alone is one of the fastest.
-constexpr std::int64_t kLookMinN = std::int64_t(1) << 17;
+// Below this many inputs a look costs more than any choice it could improve: inside auto's graph it
+// adds 15-18 us on the H100 (regret fitting draw), and a multireduce of 2^23 inputs takes 50 us and
+// more; below, the plan by sizes is within 1.4x of the best at the draw's points.
+constexpr std::int64_t kLookMinN = std::int64_t(1) << 23;
+// Shared-memory sets pay for clearing and merging m buckets per block: below this many inputs a
+// bucket one aggregated global atomic an input wins (n = m: 7 us against 17; n = 952 over 86 K
+// buckets: 7 against 14). From kSharedLookMinM buckets ordered or repeated labels make the
+// aggregated atomics win over many inputs a bucket too (sorted, n = 14.9 M over 49 K: 73 us
+// against 149; one label over 41 K: 32 against 42), so a look decides there.
+constexpr double kSharedMinPerBucket = 16;
+constexpr std::uint32_t kSharedLookMinM = 1u << 14;
 // 8-byte integer sums over 2..16 buckets: the thesis's per-bank sets (Alg 4.10) beat 64-bit
 // shared atomics, which serialise on so few addresses.
 constexpr std::uint32_t kPerBankMinM = 2, kPerBankMaxM = 16;
@@ -67,7 +75,7 @@ LP_HD bool beyond_l2(const Sizes& s) {
 LP_HD Plan by_size(const Sizes& s) {
   if (s.commutative) {
     if (s.add && s.integral && s.value_bytes == 8 && s.m >= kPerBankMinM && s.m <= kPerBankMaxM && s.perbank) return Plan::PerBank;
-    if (s.shared) return Plan::Shared;
+    if (s.shared && double(s.n) >= kSharedMinPerBucket * double(s.m)) return Plan::Shared;
     // Few inputs over many buckets: one atomic per input beats any pass that orders them.
     return Plan::GlobalAggregated;
   }
@@ -80,14 +88,17 @@ LP_HD Plan by_size(const Sizes& s) {
 LP_HD bool needs_look(const Sizes& s) {
   if (!s.commutative || s.n < kLookMinN) return false;
   const Plan p = by_size(s);
-  return p != Plan::PerBank && p != Plan::Shared;
+  return p != Plan::PerBank && (p != Plan::Shared || s.m >= kSharedLookMinM);
 }
+
+LP_HD bool ordered(const profile::Profile& p) { return p.warp_runs <= kOrderedWarpRuns || p.sorted >= kOrderedSorted; }
 
 LP_HD Plan decide(const Sizes& s, const profile::Profile& p) {
   if (!needs_look(s)) return by_size(s);
   const bool one_label = p.heavy >= 0.999;
+  if (by_size(s) == Plan::Shared) return ordered(p) || one_label ? Plan::GlobalAggregated : Plan::Shared;
   if (one_label && s.m <= kClusterOneLabelMaxM && s.native_shared_atomic && s.cluster_one_pass) return Plan::Cluster;
-  if (p.warp_runs <= kOrderedWarpRuns || p.sorted >= kOrderedSorted) return Plan::GlobalAggregated;
+  if (ordered(p)) return Plan::GlobalAggregated;
   if (p.heavy >= kHotShare && s.int_counts) {
     const bool int64_cluster = s.integral && s.value_bytes == 8 && s.m <= (1u << 18) && s.cluster;
     return int64_cluster ? Plan::Cluster : Plan::Partitioned;
@@ -98,6 +109,7 @@ LP_HD Plan decide(const Sizes& s, const profile::Profile& p) {
 // Every plan decide() can answer for these sizes (the graph captures only these).
 LP_HD bool possible(const Sizes& s, Plan q) {
   if (!needs_look(s)) return q == by_size(s);
+  if (by_size(s) == Plan::Shared) return q == Plan::Shared || q == Plan::GlobalAggregated;
   switch (q) {
     case Plan::Cluster: return s.cluster;
     case Plan::GlobalAggregated: return true;

@@ -35,18 +35,29 @@ static_assert(sizeof(Sizes) == 8 + 4 + 12, "Sizes has no padding");
 // register_scan only at m = 1: its tiles fold m-vectors (H100, n = 2^26 int32: 0.44 ms against
 // single_pass's 0.47 at m = 1, 0.62 against 0.46-0.55 at m = 4).
 constexpr std::uint32_t kRegisterScanMaxM = 1;
+// Over few inputs register_scan's tiles win at small m too, where single_pass's look-back set-up is
+// the whole time (regret fitting draw, n < 2^17, m = 2..8: 6.8-11.9 us against 14-21).
+constexpr std::int64_t kRegisterSmallN = std::int64_t(1) << 17;
+constexpr std::uint32_t kRegisterSmallMaxM = 8;
+// Labels from a domain much larger than the inputs: partitioned's passes cost O(m) and the sort
+// O(n) (n = 11 923 over m = 4 M: sort_global 52 us, partitioned 609; n = 106 over 2 M: 17 against
+// 174); partitioned wins from about 4-16 inputs a label (n / m = 15: 102 us against 143).
+constexpr double kPartitionedMinPerLabel = 4;
 // single_pass up to 2048 on every distribution, partitioned above wherever it runs (its partitions'
 // scan needs m' <= 4096): at m = 4096 partitioned 2.1 ms against single_pass's 2.9 and sort_shared's
 // 2.2-2.9; at 2048 single_pass 1.5 against partitioned's 2.1.
 constexpr std::uint32_t kPartitionedAboveM = 2048;
 // Where partitioned does not run, sort_shared's per-block bucket sets up to 2^16, sort_global beyond.
 constexpr std::uint32_t kSortSharedMaxM = 1u << 16;
-// Below this many inputs a look costs more than it saves.
-constexpr std::int64_t kLookMinN = std::int64_t(1) << 17;
+// Below this many inputs the look costs more than it saves: inside auto's graph it adds 11-16 us on
+// the H100 (regret fitting draw), where a multiscan of 2^22 inputs takes 60 us and more.
+constexpr std::int64_t kLookMinN = std::int64_t(1) << 22;
 // The look from m = 256, where single_pass's m-vectors cost most and the sorts pay for every label
 // bit; labels in runs or with few present take relabel (its count then picks the tier, or falls back
 // to the plan by sizes beyond 1024 present).
-constexpr std::uint32_t kLookFromM = 256;
+// (From 256 up to kPartitionedAboveM the relabel lost to single_pass on sorted labels in the fitting
+// draw, 2.2-2.7x: single_pass reads labels in runs at full speed, so relabel starts above it.)
+constexpr std::uint32_t kLookFromM = kPartitionedAboveM + 1;
 constexpr double kRelabelDistinct = 1024, kRunsWarpRuns = 2.0;
 // Where partitioned does not run: labels that do not repeat keep single_pass up to 4096 (uniform
 // m = 4096: 3.04 ms against sort_shared's 3.2), labels that repeat (a hot label) take sort_shared up
@@ -54,15 +65,20 @@ constexpr double kRelabelDistinct = 1024, kRunsWarpRuns = 2.0;
 constexpr std::uint32_t kSinglePassSpreadMaxM = 4096, kSortSharedHotMaxM = 1u << 18;
 constexpr double kHotShare = 0.01;
 
+LP_HD bool sparse_labels(const Sizes& s) {
+  return s.m > kPartitionedAboveM && double(s.n) < kPartitionedMinPerLabel * double(s.m) && s.sort_global;
+}
+
 LP_HD Plan by_size(const Sizes& s) {
-  if (s.m <= kRegisterScanMaxM && s.register_scan) return Plan::RegisterScan;
+  if (s.register_scan && (s.m <= kRegisterScanMaxM || (s.n < kRegisterSmallN && s.m <= kRegisterSmallMaxM))) return Plan::RegisterScan;
+  if (sparse_labels(s)) return Plan::SortGlobal;
   if (s.m <= kPartitionedAboveM && s.single_pass) return Plan::SinglePass;
   if (s.m > kPartitionedAboveM && s.partitioned) return Plan::Partitioned;
   if (s.m <= kSortSharedMaxM && s.sort_shared) return Plan::SortShared;
   return Plan::SortGlobal;
 }
 
-LP_HD bool may_relabel(const Sizes& s) { return s.m >= kLookFromM && s.relabel && s.sort_global; }
+LP_HD bool may_relabel(const Sizes& s) { return s.m >= kLookFromM && s.relabel && s.sort_global && !sparse_labels(s); }
 LP_HD bool may_spread(const Sizes& s) { return s.m <= kSinglePassSpreadMaxM && by_size(s) == Plan::SortShared && s.single_pass; }
 LP_HD bool may_hot(const Sizes& s) {
   return s.m >= kLookFromM && s.m <= kSortSharedHotMaxM && by_size(s) == Plan::SortGlobal && s.sort_shared;

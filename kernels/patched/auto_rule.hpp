@@ -53,9 +53,19 @@ static_assert(sizeof(Sizes) == 40, "Sizes has no padding");
 // a quarter chunk, above uniform patching at 10% (about 102-186 depending on the type) and below
 // whole patched chunks (1024).
 constexpr int kDefaultDense = 256;
-// Below this many decoded bytes the look (a few microseconds) costs more than the 1-9% its answer
-// can save: a decode of 64 MiB takes 35-70 us on the H100.
-constexpr std::int64_t kLookMinBytes = std::int64_t(1) << 26;
+// Below this many decoded bytes the look costs more than its answer can save: on the H100 the look
+// inside auto's graph (the profile pass and the switch) adds 15-16 us (regret fitting draw), and a
+// decode of 256 MiB takes 140-280 us, of 64 MiB 35-70.
+constexpr std::int64_t kLookMinBytes = std::int64_t(1) << 28;
+// Below the look, clustering unknown: fused, whose lane cursors stay within 1.3 us of the best plan
+// at every type and rate of the fitting draw there, where the warp's apply lost 2.1-2.5x (10-12 us)
+// on clustered u8 and u16 patches; for u64 decode + thrust::scatter from this many values (fused
+// 1.6-2.1x behind it on clustered u64 at 2^12-2^20, the peer at most 1.29x behind fused on spread).
+constexpr std::int64_t kPeerU64MinN = std::int64_t(1) << 12;
+// At this patch rate and above (most values patched) the peer's one thread per patch over the plain
+// list beats every fused plan, clustered or not (fitting draw: u64 at rate 1, 32 M values, 0.33 ms
+// against fused's 1.61; u16 at 0.98 clustered, 0.39 against 0.73).
+constexpr double kPeerAllRate = 0.5;
 // Clustered patches: the patch rate below which decode + thrust::scatter beats the best of ours, per
 // type, where the two lines cross between the measured rates (0.01%, 0.1%, 1%, 5%, 10%): u8 against
 // fused_warp_apply (1.10x slower at 1%, 0.96x at 5%), u16 against fused (1.05x at 5%, 0.96x at 10%),
@@ -72,11 +82,14 @@ LP_HD double peer_max_rate(std::uint32_t type_bytes) {
   return type_bytes == 1 ? kPeerMaxRateU8 : type_bytes == 2 ? kPeerMaxRateU16 : type_bytes == 4 ? kPeerMaxRateU32 : kPeerMaxRateU64;
 }
 
-// The plan from the sizes alone, and for patches spread over the column: the warp's cooperative apply
-// for the narrow types (4 or 2 lanes per thread make per-lane cursors cost more: 0.91-0.93 of the read
+// The plan from the sizes alone: below the look's bytes as stated there; above it, for patches spread
+// over the column, the warp's cooperative apply for the narrow types (4 or 2 lanes per thread make per-lane cursors cost more: 0.91-0.93 of the read
 // ceiling for u16 where fused holds 0.65-0.75), G-ALP's lane cursors for u32 and u64.
+LP_HD bool large(const Sizes& s) { return double(s.n) * double(s.type_bytes) >= double(kLookMinBytes); }
 LP_HD Plan by_size(const Sizes& s) {
   if (s.count == 0) return Plan::DecodeUnpatched;
+  if (s.plain && patch_rate(s) >= kPeerAllRate) return Plan::DecodeThrustScatter;
+  if (!large(s)) return s.plain && s.type_bytes == 8 && s.n >= kPeerU64MinN ? Plan::DecodeThrustScatter : Plan::Fused;
   return s.type_bytes <= 2 ? Plan::FusedWarpApply : Plan::Fused;
 }
 
@@ -84,6 +97,7 @@ LP_HD Plan by_size(const Sizes& s) {
 LP_HD Plan clustered_plan(const Sizes& s) {
   if (s.count == 0) return Plan::DecodeUnpatched;
   const double rate = patch_rate(s);
+  if (s.plain && rate >= kPeerAllRate) return Plan::DecodeThrustScatter;
   if (s.plain && rate < peer_max_rate(s.type_bytes)) return Plan::DecodeThrustScatter;
   if (s.type_bytes == 1) return Plan::FusedWarpApply;
   if (s.type_bytes == 2) return rate < kU16ClusteredWarpMaxRate ? Plan::FusedWarpApply : Plan::Fused;
@@ -92,7 +106,7 @@ LP_HD Plan clustered_plan(const Sizes& s) {
 
 // A look where the column is large enough and the answer depends on clustering.
 LP_HD bool needs_look(const Sizes& s) {
-  return s.count > 0 && s.lanes > 0 && double(s.n) * double(s.type_bytes) >= double(kLookMinBytes) && clustered_plan(s) != by_size(s);
+  return s.count > 0 && s.lanes > 0 && large(s) && clustered_plan(s) != by_size(s);
 }
 
 // The patches per patched lane, times the lanes of a chunk (count * run_mean / chunks): the lane-level

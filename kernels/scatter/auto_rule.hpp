@@ -30,58 +30,76 @@ struct Sizes {
 };
 static_assert(sizeof(Sizes) == 8 + 8 + 4 + 4 + 8, "Sizes has no padding");
 
-constexpr std::int64_t kLookMinN = std::int64_t(1) << 16;
-constexpr std::uint32_t kPrivatizedMaxM = 1u << 14;
-// Few inputs: a plain sweep of stores (thrust::scatter, any one wins) is a few microseconds, where
-// the bids first clear their m-word bid array and privatized a block's shared one (H100 regret
-// sweep, n < 2^12: thrust 3.6-3.9 us, privatized 7.5-9, naive_strict 9-15 at m of millions). Also
-// beyond: where the inputs are under a quarter of the buckets, the bids' clearing outweighs them.
-constexpr std::int64_t kFewInputs = std::int64_t(1) << 12;
+// The look (the profile pass and the switch of auto's graph) adds 15-17 us on the H100 (regret
+// fitting draw): it pays only for scatters of 2^24 inputs and more, which take 60 us and up and where
+// a plan for the wrong regime loses up to 13x (a hot bucket, ordered labels). A gather never looks:
+// every plan of it stays within 1.2x of the best at every size and distribution of the draw.
+constexpr std::int64_t kLookMinN = std::int64_t(1) << 24;
+// Below this many inputs a plain sweep of stores (thrust::scatter, any one wins) is within 1.23x
+// (about 1 us) of the best at every point of the draw: the bids first clear an m-word array and
+// privatized a block's shared one (privatized 2.7x behind at 37 K inputs).
+constexpr std::int64_t kFewInputs = std::int64_t(1) << 17;
+// Inputs under a quarter of the buckets: clearing the bids outweighs the stores.
 constexpr double kSparse = 0.25;
+// The shared-memory bids by size wherever they fit: over many inputs a bucket (n / m of 80 to 10^7
+// in the draw) they were the best or within 1.4x of it but on sorted labels (2.0-2.5x behind wide),
+// where wide lost 2.7-13.5x on runs and repeated labels.
+// With a look, the spread labels' plans by the table's regimes take over where each input has its
+// own bucket or nearly (fewer than kPrivatizedMinPerBucket inputs a bucket).
+constexpr double kPrivatizedMinPerBucket = 64;
 // Ordered labels: neighbours ascend, or a warp's 32 labels form few runs.
 constexpr double kOrderedSorted = 0.97, kOrderedWarpRuns = 4.0;
 // A hot bucket: bids (atomics) serialise on it and plain stores to one address do too (thrust's
 // scatter of one label over 2^25 inputs: 1.26 ms against wide's 0.26 at m = 1.6 M).
 constexpr double kHotShare = 0.05;
 
-LP_HD Plan by_size(const Sizes& s) {
+LP_HD bool few(const Sizes& s) { return s.n < kFewInputs || double(s.n) < kSparse * double(s.m); }
+
+// Spread labels, from the sizes: the bids in the L2, He et al.'s passes where the buckets straddle
+// it, a full sort beyond (the H100 default sweeps, uniform labels at 2^26).
+LP_HD Plan spread_plan(const Sizes& s) {
   const double buckets = double(s.m) * s.word_bytes;
-  if (s.gather) {
-    if (buckets > s.l2_bytes / 2 && buckets <= 2 * s.l2_bytes) return Plan::Passes;
-    return s.n < kLookMinN ? Plan::Thrust : Plan::Wide;
-  }
-  if (s.n < kFewInputs || double(s.n) < kSparse * double(s.m)) return Plan::Thrust;
-  if (s.m <= kPrivatizedMaxM && s.privatized) return Plan::Privatized;
+  if (s.privatized && double(s.n) >= kPrivatizedMinPerBucket * double(s.m)) return Plan::Privatized;
   if (buckets <= s.l2_bytes / 2) return Plan::Bids;
   if (buckets <= 2 * s.l2_bytes) return Plan::Passes;
   return Plan::FullSort;
 }
 
-LP_HD bool needs_look(const Sizes& s) { return s.n >= kLookMinN; }
+LP_HD Plan by_size(const Sizes& s) {
+  if (s.gather) {
+    const double buckets = double(s.m) * s.word_bytes;
+    return buckets > s.l2_bytes / 2 && buckets <= 2 * s.l2_bytes ? Plan::Passes : Plan::Thrust;
+  }
+  if (few(s)) return Plan::Thrust;
+  if (s.privatized) return Plan::Privatized;
+  return Plan::Wide;
+}
+
+LP_HD bool needs_look(const Sizes& s) { return !s.gather && !few(s) && s.n >= kLookMinN; }
 
 LP_HD bool ordered_or_hot(const profile::Profile& p) {
   return p.heavy >= kHotShare || p.sorted >= kOrderedSorted || p.warp_runs <= kOrderedWarpRuns;
 }
 
-// Labels in order, in runs or on a hot bucket: every reordering plan pays for nothing. A gather then
-// reads neighbouring entries again (thrust's gather 15-20% ahead of wide on sorted, runs and one
-// label); a scatter takes the shared-memory bids while m is small (one label at m = 34: 0.14 ms,
-// wide 0.21, thrust 0.70), one pass keeping each run's last at m <= 2 (m = 1: cub_sort's no-bit
-// "sort" 44 us, privatized 70), and wide's sweep of stores beyond (thrust's serialise on the hot
-// address).
+// Ordered labels, runs or a hot bucket: every reordering plan pays for nothing. One pass keeping each
+// run's last at m <= 2 (m = 1: cub_sort's no-bit "sort" 44 us, privatized 70); the shared-memory bids
+// for a hot bucket among few (one label at m = 34: 0.14 ms, wide 0.21, thrust 0.70) and for few
+// buckets whatever the order (sorted labels at m = 4: privatized 1.00, wide 1.08); wide's sweep of
+// stores otherwise (thrust's serialise on a hot address). Spread labels: spread_plan.
 LP_HD Plan decide(const Sizes& s, const profile::Profile& p) {
-  if (!needs_look(s) || !ordered_or_hot(p)) return by_size(s);
-  if (s.gather) return by_size(s) == Plan::Passes ? Plan::Passes : Plan::Thrust;
+  if (!needs_look(s)) return by_size(s);
+  if (!ordered_or_hot(p)) return spread_plan(s);
   if (s.m <= 2) return Plan::FullSort;
-  if (s.m <= kPrivatizedMaxM && s.privatized) return Plan::Privatized;
+  const bool sorted = p.sorted >= kOrderedSorted && p.heavy < kHotShare;
+  if (s.privatized && (!sorted || double(s.n) >= kPrivatizedMinPerBucket * 1024.0 * double(s.m))) return Plan::Privatized;
   return Plan::Wide;
 }
 
 LP_HD bool possible(const Sizes& s, Plan q) {
   if (q == by_size(s)) return true;
   if (!needs_look(s)) return false;
-  if (s.gather) return q == Plan::Thrust;
-  return q == Plan::FullSort ? s.m <= 2 : q == Plan::Privatized ? s.m <= kPrivatizedMaxM && s.privatized : q == Plan::Wide;
+  if (q == spread_plan(s)) return true;
+  return q == Plan::FullSort ? s.m <= 2 : q == Plan::Privatized ? s.privatized : q == Plan::Wide;
 }
 
 struct Rule {

@@ -81,7 +81,11 @@ constexpr double kMergePathEdge4 = 1.12, kMergePathEdge8 = 1.33;
 // A look (one block, two columns' samples: a few microseconds) pays from this many key bytes: a
 // search over 128 MiB of keys takes 80-150 us on the H100, so the look costs a few percent of it
 // where it changes nothing, and saves up to all of B's read where it does.
-constexpr double kLookMinBytes = double(std::int64_t(1) << 27);
+constexpr double kLookMinBytes = double(std::int64_t(1) << 28);
+// Few keys in all: one binary search per needle, a single launch, wins at every ratio (regret
+// fitting draw, |A| + |B| < 2^21: 4.9-13 us against the windowed search's and the merge path's
+// 10-25, whose partition pass and tiles are set-up the work never repays).
+constexpr double kSmallTotal = double(std::int64_t(1) << 21);
 
 LP_HD bool wide(const Sizes& s) { return s.key_bytes > 4; }
 LP_HD double ratio_of(double na, double nb) { return na > 0 ? nb / na : 0.0; }
@@ -99,7 +103,10 @@ LP_HD Plan by_ratio(const Sizes& s, double r, bool dups) {
 }
 
 // The plan from the sizes alone: the sweeps' answer for distinct keys over the same range.
-LP_HD Plan by_size(const Sizes& s) { return by_ratio(s, ratio_of(double(s.na), double(s.nb)), false); }
+LP_HD Plan by_size(const Sizes& s) {
+  if (double(s.na) + double(s.nb) < kSmallTotal) return Plan::BinarySearch;
+  return by_ratio(s, ratio_of(double(s.na), double(s.nb)), false);
+}
 
 // A look where both columns have keys and they are large enough. Every region can move: the local
 // ratio can be anything the ranges make it.

@@ -70,16 +70,22 @@ void test_by_size() {
     no_nlj.nlj = false;
     CHECK_MSG(ar::by_size(no_nlj) != Plan::Nlj, nr);
   }
-  // |R| tiny: its table is a few cached lines, global_hash at any |S| (int32: 1024 rows, int64: 512).
+  // |R| tiny: its table is a few cached lines, global_hash at any |S| (int32: 256 rows, int64: 128);
+  // beyond, with S dominating, the binary searches' INLJ (the CSS tree's without it).
   for (int kb : {4, 8}) {
     const std::int64_t tiny = std::int64_t(ar::kTinyTableBytes / (2.0 * (kb == 4 ? 8 : 16)));
     CHECK_MSG(ar::by_size(all_run(tiny, std::int64_t(1) << 30, kb)) == Plan::GlobalHash, kb);
-    CHECK_MSG(ar::by_size(all_run(tiny + 1, std::int64_t(1) << 30, kb)) == Plan::InljCss, kb);
+    CHECK_MSG(ar::by_size(all_run(tiny + 1, std::int64_t(1) << 30, kb)) == Plan::InljBs, kb);
+    ar::Sizes no_bs = all_run(tiny + 1, std::int64_t(1) << 30, kb);
+    no_bs.inlj_bs = false;
+    CHECK_MSG(ar::by_size(no_bs) == Plan::InljCss, kb);
   }
-  // S dominating R (R's table in L2): global_hash up to 64 |R|, INLJ beyond.
+  // S dominating R (R's table in L2): global_hash up to 64 |R|, INLJ beyond while the table is at
+  // most kIndexMaxTableBytes (int32: 2^16 rows), global_hash again above.
   const std::int64_t r16 = std::int64_t(1) << 16;
   CHECK(ar::by_size(all_run(r16, std::int64_t(ar::kSDominates) * r16)) == Plan::GlobalHash);
-  CHECK(ar::by_size(all_run(r16, std::int64_t(ar::kSDominates) * r16 + 1)) == Plan::InljCss);
+  CHECK(ar::by_size(all_run(r16, std::int64_t(ar::kSDominates) * r16 + 1)) == Plan::InljBs);
+  CHECK(ar::by_size(all_run(r16 + 1, std::int64_t(ar::kSDominates) * (r16 + 1) + 1)) == Plan::GlobalHash);
   // R's table at the L2's size, then one row beyond: global_hash, then SMJ (int32) or HJ (int64).
   for (int kb : {4, 8}) {
     const std::int64_t n = l2_rows(kb);
@@ -89,16 +95,13 @@ void test_by_size() {
     no_hj.hj = false;
     CHECK_MSG(ar::by_size(no_hj) == Plan::Smj, kb);
   }
-  // R dominating S beyond the L2: INLJ (R sorted alone) from |R| = 8 |S|.
+  // R dominating S beyond the L2: INLJ (R sorted alone) from |R| = kRDominates |S|, both key sizes.
   const std::int64_t big = std::int64_t(1) << 26;
   const std::int64_t ns_at = big / std::int64_t(ar::kRDominates);
   CHECK(ar::by_size(all_run(big, ns_at)) == Plan::InljCss);
   CHECK(ar::by_size(all_run(big, ns_at + 1)) == Plan::Smj);
-  // ... int32 only: int64 keys take HJ's partitioning there; without HJ, INLJ again.
-  CHECK(ar::by_size(all_run(big, ns_at, 8)) == Plan::Hj);
-  ar::Sizes c64 = all_run(big, ns_at, 8);
-  c64.hj = false;
-  CHECK(ar::by_size(c64) == Plan::InljCss);
+  CHECK(ar::by_size(all_run(big, ns_at, 8)) == Plan::InljCss);
+  CHECK(ar::by_size(all_run(big, ns_at + 1, 8)) == Plan::Hj);
   // ... but not where R's table fits the L2 (global_hash there).
   CHECK(ar::by_size(all_run(1 << 20, 1 << 10)) == Plan::GlobalHash);
   // Fallbacks: with one plan left it is the answer; with none, nlj (whose reason auto then reports).

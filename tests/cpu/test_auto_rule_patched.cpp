@@ -63,7 +63,19 @@ void names() {
 void by_size() {
   for (std::uint32_t b : kTypes) {
     CHECK(ar::by_size(sizes(1 << 20, b, 0)) == Plan::DecodeUnpatched);
-    CHECK(ar::by_size(sizes(1 << 20, b, 1)) == (b <= 2 ? Plan::FusedWarpApply : Plan::Fused));
+    // Below the look: fused, or the peer for u64 from kPeerU64MinN values; above it, spread patches' plans.
+    CHECK(ar::by_size(sizes(1 << 20, b, 1)) == (b == 8 ? Plan::DecodeThrustScatter : Plan::Fused));
+    CHECK(ar::by_size(sizes(1 << 20, b, 1, false)) == Plan::Fused);
+    CHECK(ar::by_size(sizes(ar::kPeerU64MinN - 1, b, 1)) == Plan::Fused);
+    CHECK(ar::by_size(sizes(ar::kPeerU64MinN, b, 1)) == (b == 8 ? Plan::DecodeThrustScatter : Plan::Fused));
+    CHECK(ar::by_size(sizes(look_n(b), b, 1)) == (b <= 2 ? Plan::FusedWarpApply : Plan::Fused));
+    // Most values patched: the peer at any size, clustered or not, so no look.
+    for (std::int64_t n : {std::int64_t(1000), 4 * look_n(b)}) {
+      const std::int64_t half = n / 2;
+      CHECK(ar::by_size(sizes(n, b, half - 1)) != Plan::DecodeThrustScatter || b == 8);
+      CHECK(ar::by_size(sizes(n, b, half)) == Plan::DecodeThrustScatter && !ar::needs_look(sizes(n, b, half)));
+      CHECK(ar::by_size(sizes(n, b, half, false)) != Plan::DecodeThrustScatter);
+    }
     CHECK(!ar::needs_look(sizes(look_n(b) * 4, b, 0)));  // no patches: nothing to look for
   }
 }
@@ -89,7 +101,8 @@ void look_boundary() {
 void peer_rates() {
   for (std::uint32_t b : kTypes) {
     const std::int64_t n = 4 * look_n(b);
-    const double max_rate = ar::peer_max_rate(b);
+    // (u64's rate never crosses; from kPeerAllRate the peer is the plan by size.)
+    const double max_rate = std::min(ar::peer_max_rate(b), ar::kPeerAllRate);
     const std::int64_t under = std::int64_t(std::floor(max_rate * double(n))) - 1;
     const ar::Sizes s = sizes(n, b, under);
     CHECK_MSG(ar::patch_rate(s) < max_rate, "type " << b);
@@ -100,10 +113,10 @@ void peer_rates() {
     // Without the plain list the peer never runs.
     const ar::Sizes own = sizes(n, b, under, false);
     CHECK(ar::decide(own, clustered_offsets(own)) != Plan::DecodeThrustScatter);
-    if (max_rate >= 1) {
-      // u64: no crossover; a column of patches only is not below it.
+    if (ar::peer_max_rate(b) >= 1) {
+      // u64: no crossover; a column of patches only takes the peer by its rate alone.
       const ar::Sizes all = sizes(n, b, n);
-      CHECK(ar::clustered_plan(all) == Plan::Fused && !ar::needs_look(all));
+      CHECK(ar::clustered_plan(all) == Plan::DecodeThrustScatter && ar::by_size(all) == Plan::DecodeThrustScatter && !ar::needs_look(all));
       continue;
     }
     const std::int64_t over = std::int64_t(std::ceil(max_rate * double(n)));

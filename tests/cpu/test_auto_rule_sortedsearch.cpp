@@ -23,7 +23,7 @@ using lp::profile::Profile;
 
 namespace {
 
-constexpr std::int64_t kNa = std::int64_t(1) << 25;  // needles of the sized tests: 128 MiB of 4-byte keys, a look with any haystack
+constexpr std::int64_t kNa = std::int64_t(1) << 26;  // needles of the sized tests: 256 MiB of 4-byte keys, a look with any haystack
 
 ar::Sizes sizes(std::int64_t na, std::int64_t nb, std::uint32_t key_bytes, bool thrust = true, double window_ratio = 1.5) {
   ar::Sizes s{};
@@ -75,14 +75,21 @@ void size_regions() {
     CHECK_MSG(ar::by_size(at_ratio(e.r, 1, e.bytes)) == e.above, e.bytes << "-byte keys just above " << e.r);
   }
   // The switch is strict: |B| = 20 |A| exactly stays on the windows (as the windowed launcher's own switch).
-  CHECK(ar::by_size(sizes(1000, 20000, 4)) == Plan::Windowed && ar::by_size(sizes(1000, 20001, 4)) == Plan::Thrust);
+  CHECK(ar::by_size(sizes(kNa, 20 * kNa, 4)) == Plan::Windowed && ar::by_size(sizes(kNa, 20 * kNa + 1, 4)) == Plan::Thrust);
   // Without Thrust (several GPUs: an index offset) its band is our binary search.
   CHECK(ar::by_size(at_ratio(30, 0, 4, false)) == Plan::BinarySearch);
   // 8-byte keys: the merge path down to any ratio; Thrust never by size.
   CHECK(ar::by_size(at_ratio(1.0 / 64, 0, 8)) == Plan::MergePath);
   for (double r : {15.0, 20.0, 30.0, 64.0}) CHECK(ar::by_size(at_ratio(r, 0, 8)) == Plan::BinarySearch);
   // No needles: the windowed launcher returns at once (4-byte keys) or the merge path's empty tiles (8-byte), as before.
-  CHECK(ar::by_size(sizes(0, 1000, 4)) == Plan::Windowed && ar::by_size(sizes(0, 1000, 8)) == Plan::MergePath);
+  CHECK(ar::by_size(sizes(0, kNa, 4)) == Plan::Windowed && ar::by_size(sizes(0, kNa, 8)) == Plan::MergePath);
+  // Few keys in all: one binary search per needle at any ratio, no needles included.
+  const std::int64_t small = std::int64_t(ar::kSmallTotal);
+  for (std::uint32_t bytes : {4u, 8u})
+    for (std::int64_t na : {std::int64_t(0), std::int64_t(1), small / 64, small / 2, small - 2}) {
+      CHECK(ar::by_size(sizes(na, small - 1 - na, bytes)) == Plan::BinarySearch);
+      CHECK(ar::by_size(sizes(na, small - na, bytes)) == ar::by_ratio(sizes(na, small - na, bytes), ar::ratio_of(double(na), double(small - na)), false));
+    }
 }
 
 void look_threshold() {
@@ -262,7 +269,7 @@ void real_columns(const char* type) {
   // Every needle below the haystack (negative keys against positive ones), and every one above:
   // disjoint in the order-preserving words of every type.
   // The merge path by size, and all of B well beyond its edge (4-byte keys: 0.4; 8-byte: 0.5).
-  const ar::Sizes m = sizes(std::int64_t(1) << 25, (std::int64_t(1) << 25) / (sizeof(T) == 4 ? 5 : 4) * 2, sizeof(T), true, 1.5);
+  const ar::Sizes m = sizes(kNa, kNa / (sizeof(T) == 4 ? 5 : 4) * 2, sizeof(T), true, 1.5);
   CHECK(ar::by_size(m) == Plan::MergePath);
   const std::vector<T> pos = sorted_keys<T>(n, 1, 1e6, 1, rng);
   CHECK_MSG(ar::decide(m, profile_of(pos), profile_of(sorted_keys<T>(n, -1e6, -1, 1, rng))) == Plan::Windowed, type << " below");
@@ -272,7 +279,7 @@ void real_columns(const char* type) {
   const Profile dups = profile_of(sorted_keys<T>(n, 0, 1e6, 8, rng));
   CHECK_MSG(dups.run_mean >= ar::kDupRunMean && dups.run_mean < 9, type << " duplicates: run_mean " << dups.run_mean);
   const double r = sizeof(T) == 4 ? 0.7 : 1.5;
-  const ar::Sizes d = sizes(std::int64_t(1) << 25, std::int64_t(r * double(std::int64_t(1) << 25)), sizeof(T), true, 2);
+  const ar::Sizes d = sizes(kNa, std::int64_t(r * double(kNa)), sizeof(T), true, 2);
   CHECK(ar::by_size(d) == Plan::Windowed);
   CHECK_MSG(ar::decide(d, dups, profile_of(sorted_keys<T>(n, 0, 1e6, 1, rng))) == Plan::MergePath, type << " duplicates");
 }

@@ -143,8 +143,29 @@ void test_multireduce_rule() {
   s.n = ar::kLookMinN - 1;
   CHECK(!ar::needs_look(s) && ar::by_size(s) == P::GlobalAggregated);
   s.n = ar::kLookMinN;
-  s.shared = true;
+  s.shared = true, s.m = 1024;
   CHECK(!ar::needs_look(s) && ar::by_size(s) == P::Shared);
+  // Shared sets from kSharedMinPerBucket inputs a bucket; a look from kSharedLookMinM buckets, where
+  // ordered or one-label inputs take the aggregated atomics.
+  s.m = std::uint32_t(double(s.n) / ar::kSharedMinPerBucket);
+  CHECK(ar::by_size(s) == P::Shared && ar::needs_look(s));
+  CHECK(ar::decide(s, spread()) == P::Shared);
+  {
+    pf::Profile q = spread();
+    q.sorted = 1;
+    CHECK(ar::decide(s, q) == P::GlobalAggregated);
+    q = spread(), q.heavy = 1;
+    CHECK(ar::decide(s, q) == P::GlobalAggregated);
+  }
+  s.m += 1;
+  CHECK(ar::by_size(s) == P::GlobalAggregated);
+  s.m = ar::kSharedLookMinM - 1;
+  CHECK(ar::by_size(s) == P::Shared && !ar::needs_look(s));
+  s.n = ar::kLookMinN - 1, s.m = 1000;
+  CHECK(ar::by_size(s) == P::Shared && !ar::needs_look(s));
+  s.n = 15999;
+  CHECK(ar::by_size(s) == P::GlobalAggregated);
+  s.n = ar::kLookMinN, s.m = 1u << 23;
   s.shared = false;
   // int64 sums over 2..16 buckets: perbank, at the edges and not beyond.
   ar::Sizes pb = s;
@@ -217,6 +238,22 @@ void test_multiscan_rule() {
   CHECK(ar::decide(s, p) == P::SortGlobal);
   s.n = ar::kLookMinN - 1, s.m = 1u << 20;
   CHECK(!ar::needs_look(s));
+  // A label domain beyond kPartitionedMinPerLabel labels an input: the sort, no look.
+  s.partitioned = true, s.n = ar::kLookMinN, s.m = std::uint32_t(double(s.n) / ar::kPartitionedMinPerLabel);
+  CHECK(ar::by_size(s) == P::Partitioned);
+  s.m += 1;
+  CHECK(ar::by_size(s) == P::SortGlobal && !ar::needs_look(s));
+  s.n = 100, s.m = ar::kPartitionedAboveM + 1;
+  CHECK(ar::by_size(s) == P::SortGlobal);
+  s.m = ar::kPartitionedAboveM;
+  CHECK(ar::by_size(s) == P::SinglePass);
+  // Few inputs: register_scan up to m = 8.
+  s.n = ar::kRegisterSmallN - 1, s.m = ar::kRegisterSmallMaxM;
+  CHECK(ar::by_size(s) == P::RegisterScan);
+  s.m += 1;
+  CHECK(ar::by_size(s) == P::SinglePass);
+  s.n = ar::kRegisterSmallN, s.m = ar::kRegisterSmallMaxM;
+  CHECK(ar::by_size(s) == P::SinglePass);
 }
 
 void test_histogram_rule() {
@@ -238,7 +275,12 @@ void test_histogram_rule() {
   CHECK(ar::by_size(s) == P::Cluster);
   s.n = ar::kHalfBlockMinN;
   CHECK(ar::by_size(s) == P::Block);
-  s.block32 = true, s.n = 1;
+  s.block32 = true, s.n = 1, s.bins = ar::kClusterFromBins;
+  CHECK(ar::by_size(s) == P::Block);
+  // A 32-bit copy of more than kClusterFromBins bins: the cluster over few samples too.
+  s.bins = ar::kClusterFromBins + 1;
+  CHECK(ar::by_size(s) == P::Cluster);
+  s.n = ar::kHalfBlockMinN;
   CHECK(ar::by_size(s) == P::Block);
   s.block = false;
   s.u8 = false, s.windows = false;
@@ -251,45 +293,62 @@ void test_scatter_rule() {
   namespace ar = lp::scatter::auto_rule;
   using P = ar::Plan;
   ar::Sizes s;
-  s.n = ar::kLookMinN, s.word_bytes = 4, s.l2_bytes = 50.0 * (1 << 20), s.privatized = true;
-  s.m = ar::kPrivatizedMaxM;
-  CHECK(ar::by_size(s) == P::Privatized);
-  s.m = ar::kPrivatizedMaxM + 1;
-  CHECK(ar::by_size(s) == P::Bids);
-  s.n = 1 << 24;
-  s.m = std::uint32_t(s.l2_bytes / 2 / 4) + 1;
-  CHECK(ar::by_size(s) == P::Passes);
-  s.m = std::uint32_t(2 * s.l2_bytes / 4) + 1;
-  CHECK(ar::by_size(s) == P::FullSort);
-  // Few inputs, or inputs under a quarter of the buckets: plain stores.
+  s.word_bytes = 4, s.l2_bytes = 50.0 * (1 << 20), s.privatized = true, s.m = 1000;
+  // Few inputs, or inputs under a quarter of the buckets: plain stores, no look.
   s.n = ar::kFewInputs - 1;
-  CHECK(ar::by_size(s) == P::Thrust);
+  CHECK(ar::by_size(s) == P::Thrust && !ar::needs_look(s));
+  s.n = ar::kFewInputs;
+  CHECK(ar::by_size(s) == P::Privatized && !ar::needs_look(s));
+  s.privatized = false;
+  CHECK(ar::by_size(s) == P::Wide);
+  s.m = 1u << 22;
   s.n = std::int64_t(ar::kSparse * s.m) - 1;
   CHECK(ar::by_size(s) == P::Thrust);
   s.n = std::int64_t(ar::kSparse * s.m) + 1;
-  CHECK(ar::by_size(s) == P::FullSort);
+  CHECK(ar::by_size(s) == P::Wide);
+  // The look from kLookMinN inputs on.
+  s.n = ar::kLookMinN - 1;
+  CHECK(!ar::needs_look(s));
+  s.n = ar::kLookMinN;
+  CHECK(ar::needs_look(s));
+  // Spread labels: the regimes of the buckets against the L2, the shared bids over many inputs a bucket.
   pf::Profile p = spread();
-  CHECK(ar::needs_look(s) && ar::decide(s, p) == P::FullSort);
-  p.heavy = ar::kHotShare;
+  s.n = 1 << 26;
+  s.m = std::uint32_t(s.l2_bytes / 2 / 4);
+  CHECK(ar::decide(s, p) == P::Bids);
+  s.m += 1;
+  CHECK(ar::decide(s, p) == P::Passes);
+  s.m = std::uint32_t(2 * s.l2_bytes / 4) + 1;
+  CHECK(ar::decide(s, p) == P::FullSort);
+  s.privatized = true;
+  s.m = std::uint32_t(double(s.n) / ar::kPrivatizedMinPerBucket);
+  CHECK(ar::decide(s, p) == P::Privatized);
+  s.m += 1;
+  CHECK(ar::decide(s, p) == P::Bids);
+  // Ordered, in runs or hot: wide, the shared bids for a hot bucket among few or very few buckets, one pass at m <= 2.
+  s.m = 1u << 20, s.privatized = false;
+  p = spread(), p.heavy = ar::kHotShare;
   CHECK(ar::decide(s, p) == P::Wide);
   p = spread(), p.sorted = ar::kOrderedSorted;
   CHECK(ar::decide(s, p) == P::Wide);
   p = spread(), p.warp_runs = ar::kOrderedWarpRuns;
   CHECK(ar::decide(s, p) == P::Wide);
   p.warp_runs = ar::kOrderedWarpRuns + 0.5;
-  CHECK(ar::decide(s, p) == P::FullSort);
-  // A hot bucket among few: the shared-memory bids; one or two buckets: one pass keeping each run's last.
-  p = spread(), p.heavy = 1, s.m = ar::kPrivatizedMaxM;
+  CHECK(ar::decide(s, p) == P::Bids);
+  s.privatized = true, s.m = 4000;
+  p = spread(), p.heavy = 1;
+  CHECK(ar::decide(s, p) == P::Privatized);
+  p = spread(), p.sorted = 1;
+  CHECK(ar::decide(s, p) == P::Wide);  // sorted: wide's stores stay in order, unless very few buckets
+  s.m = std::uint32_t(double(s.n) / (ar::kPrivatizedMinPerBucket * 1024.0));
   CHECK(ar::decide(s, p) == P::Privatized);
   s.m = 2;
   CHECK(ar::decide(s, p) == P::FullSort);
-  // Gather: thrust's for ordered or hot labels, wide otherwise, the passes where the table straddles the L2.
+  // Gather: no look; the passes where the table straddles the L2, thrust's otherwise.
   s.gather = true, s.m = 1 << 20;
-  CHECK(ar::decide(s, spread()) == P::Wide && ar::decide(s, p) == P::Thrust);
-  s.m = std::uint32_t(s.l2_bytes / 4);
-  CHECK(ar::decide(s, p) == P::Passes);
-  s.n = ar::kLookMinN - 1, s.m = 1 << 20;
   CHECK(!ar::needs_look(s) && ar::by_size(s) == P::Thrust);
+  s.m = std::uint32_t(s.l2_bytes / 4);
+  CHECK(ar::by_size(s) == P::Passes);
 }
 
 void test_decimal_rule() {
@@ -321,12 +380,26 @@ void test_decimal_rule() {
   p = spread();
   CHECK(ar::decide(s, p) == P::Shared);
   p.heavy = ar::kHotShare;
+  CHECK(ar::decide(s, p) == P::Shared);  // a set a block holds: shared memory even over a hot id
+  s.m = std::uint32_t(ar::kSharedWideBytes / 16) + 1;
   CHECK(ar::decide(s, p) == P::Cluster);
   s.cluster = false;
   CHECK(ar::decide(s, p) == P::Sort);
-  s.kind = ar::Kind::Decimal64, s.shared_narrow = true, s.m = 16000;  // 128 000 bytes of 8-byte sums
+  // By sizes: small sets in shared memory from kFewRows rows; global atomics below kManyRows rows.
+  s.cluster = true, s.n = ar::kFewRows, s.m = std::uint32_t(ar::kSmallSetBytes / 16);
+  CHECK(ar::by_size(s) == P::Shared);
+  s.n = ar::kFewRows - 1;
+  CHECK(ar::by_size(s) == P::Global);
+  s.n = ar::kManyRows - 1, s.m = 5000;
+  CHECK(!ar::needs_look(s) && ar::by_size(s) == P::Global);
+  s.n = ar::kManyRows;
+  CHECK(!ar::needs_look(s) && ar::by_size(s) == P::Cluster);
+  s.n = ar::kLookMinN - 1;
+  CHECK(!ar::needs_look(s));
+  s.n = ar::kLookMinN;
+  s.kind = ar::Kind::Decimal64, s.shared_narrow = true, s.m = 26813;  // wherever the 8-byte sums fit
   p = spread();
-  CHECK(ar::decide(s, p) == P::SharedNarrow);
+  CHECK(ar::needs_look(s) && ar::decide(s, p) == P::SharedNarrow);
 }
 
 // decide() answers only plans the graph captured, wherever it looks, for random sizes and profiles.

@@ -52,7 +52,7 @@ JOBS = [
 # and is left out until then; a later input still missing (the host's run) is the plotting script's
 # to skip in one line, and the figures are made without it. Every other job's missing figures still
 # fail --check.
-OPTIONAL = {"decimal (H100, its host's CPU query and DuckDB)", "sortedsearch ratios", "regret"}
+OPTIONAL = {"decimal (H100, its host's CPU query and DuckDB)", "sortedsearch ratios"}
 
 
 def active_jobs(results):

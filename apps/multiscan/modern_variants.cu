@@ -88,8 +88,9 @@ void add_modern_variants(Defs<Op>& d) {
   using harness::VariantKind;
   using T = typename Op::value_type;
   d.add({"auto", VariantKind::Ours,
-         "ours: register_scan at m = 1, single_pass up to 2048, partitioned beyond (where it runs); where it does not, sort_shared up "
-         "to 2^16, sort_global beyond; from m = 256 over 2^17 inputs or more an input profile on the device sends labels in runs or "
+         "ours: register_scan at m = 1 (up to 8 over few inputs), single_pass up to 2048, partitioned beyond (where it runs); where it "
+         "does not, sort_shared up to 2^16, sort_global beyond, and where m exceeds n / 4; from m = 2049 over 2^22 inputs or more an "
+         "input profile on the device sends labels in runs or "
          "with few present to relabel (whose count then sizes single_pass on the device), and where partitioned does not run, "
          "spread labels up to 4096 to single_pass and hot labels up to 2^18 to sort_shared, inside one CUDA graph (auto_rule.hpp)",
          {Output::Results, false},

@@ -45,8 +45,9 @@ void add_fused_variants(Defs& d) {
          [](Ctx& c) { on_device(c, [&](const auto& a, auto* out) { pk::fused_warp_apply(a, out, c.tune, c.stream); }); }});
 
   d.add({"auto", VariantKind::Ours,
-         "ours, per column (metrics.plan, auto_rule.hpp): the plain decode without patches; by the type, fused_warp_apply (u8, u16) or "
-         "fused (u32, u64); where the column has 64 MiB or more and clustering changes the answer, a look on the device at "
+         "ours, per column (metrics.plan, auto_rule.hpp): the plain decode without patches; decode + thrust::scatter from half the "
+         "values patched; under 256 MiB fused (u64: the peer from 4096 values); above it by the type, fused_warp_apply (u8, u16) or "
+         "fused (u32, u64), and where clustering changes the answer, a look on the device at "
          "lane_offsets first (the fraction of lanes holding a patch): patches clustered beyond `dense` per patched lane (x a chunk's "
          "lanes, default 256) take decode_thrust_scatter below a rate per type, else the best of ours there",
          {},

@@ -40,10 +40,11 @@ void add_modern_variants(Defs<W>& d) {
          [](const auto& c) { return sc::naive_strict_scratch_bytes(c.m); },
          [](Ctx<W>& c) { sc::privatized_strict_scatter<W>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream); }});
   d.add({"auto", VariantKind::Ours,
-         "by n, m, the word and the L2 (metrics.plan): scatter: thrust for few inputs, privatized (m <= 2^14), naive_strict (buckets "
-         "<= L2/2), multipass (<= 2 L2), cub_sort's full sort (beyond); gather: multipass (L2/2 < buckets <= 2 L2), wide elsewhere; "
-         "over 2^16 inputs an input profile on the device sends labels in order, in runs or on a hot bucket to wide, privatized or "
-         "thrust's gather (auto_rule.hpp). Any one wins",
+         "by n, m, the word and the L2 (metrics.plan): gather: multipass (L2/2 < buckets <= 2 L2), thrust's elsewhere, no look; "
+         "scatter: thrust for few inputs, privatized where its shared bids fit, wide elsewhere; from 2^24 inputs an input profile on "
+         "the device sends spread labels to the table's regimes (privatized over 64 inputs a bucket, naive_strict in the L2, multipass, "
+         "cub_sort's full sort) and labels in order, in runs or on a hot bucket to wide, privatized or one pass at m <= 2 "
+         "(auto_rule.hpp). Any one wins",
          {false}, {},
          [](const auto& c) {
            return profile::auto_scratch_bytes(sizes_of(c), [&c](sc::auto_rule::Plan p) { return sc::auto_plan_scratch<W>(p, c.gather, c.n, c.m); });

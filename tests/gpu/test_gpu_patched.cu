@@ -146,7 +146,7 @@ int main() {
   // auto where it looks: every type at the smallest column it looks at (a partial last chunk) and one
   // value below. Clustered at 1% (the peer for every type), 5% (u16 and u64: the peer; u8 and u32:
   // ours, no look), 10% (u16: fused's lane cursors), spread at 0.1% and 1 (the spread plans),
-  // clustered with `dense` above a whole chunk (read as spread), no patches (the plain decode).
+  // clustered at 10% with `dense` above a whole chunk (read as spread), no patches (the plain decode).
   namespace ar = lp::patched::auto_rule;
   std::vector<Case> autos;
   for (const std::string type : {"u8", "u16", "u32", "u64"}) {
@@ -160,7 +160,9 @@ int main() {
     autos.push_back({n, type, w, 1, "uniform", 0, 0, 25});
     autos.push_back({n, type, w, 0.05, "clustered", 0, 0, 26});
     autos.push_back({n, type, w, 0.1, "clustered", 0, 0, 27});
-    autos.push_back({n, type, w, 0.01, "clustered", 0, 2048, 28});
+    // (At 10%: at 1% the profile's 64 windows can meet no patched chunk of these columns and read
+    // the patches as clustered, as the table states; at 10% they meet several.)
+    autos.push_back({n, type, w, 0.1, "clustered", 0, 2048, 28});
   }
   for (const Case& c : autos)
     check_auto_plan(*study, c, "n=" + std::to_string(c.n) + " " + c.type + " rate=" + harness::to_string(Value(c.rate)) + " " + c.patches +

@@ -1,6 +1,6 @@
-"""Reading result files (the results contract of ARCHITECTURE.md) for the plotting scripts, and the
-helpers those scripts share for drawing and writing what they make (one copy, so that every study's
-figures and tables come out alike)."""
+"""Reading result files (the results contract, docs/results-format.md) for the plotting scripts,
+and the helpers those scripts share for drawing and writing what they make (one copy, so that every
+study's figures and tables come out alike)."""
 import gzip
 import json
 import os

@@ -5,7 +5,7 @@ usage: merge_results.py OUT.json[.gz] IN.json[.gz] ...
 
 The records are concatenated in order; meta and ceilings come from the first file, and every
 part's meta is kept under "parts" so nothing about a run is lost. A matching OUT.csv is not
-written: the JSON is the results contract (ARCHITECTURE.md); `bench` writes CSV per run. An OUT
+written: the JSON is the results contract (docs/results-format.md); `bench` writes CSV per run. An OUT
 ending in .gz is written gzip-compressed (the regret sweeps' files, a tenth of the size), which the
 scripts read as they read JSON. Records of parts that overlap are all kept; readers prefer a
 measured record over one marked not run.

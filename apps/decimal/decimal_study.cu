@@ -1,4 +1,4 @@
-// The decimal study (issue 14; ../shared/reference/cudf-decimal128-summary.md): the article's
+// The decimal study (issue 14; the decimal128 article, docs/references.md): the article's
 // query, per product sum(price × quantity) (its "min of the window total per product" is that total),
 // on generated sales rows (sales.hpp) in decimal128 (Spark's types: decimal(p, s) × int ->
 // decimal(p + 11, s), sum -> decimal(p + 21, s)), in decimal64 (the same query in an engine whose

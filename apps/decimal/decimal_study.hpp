@@ -1,5 +1,5 @@
 // The decimal study (issue 14): per product sum(price × quantity) in decimal128, decimal64 and
-// double, the decimal128 article's query (../shared/reference/cudf-decimal128-summary.md).
+// double, the decimal128 article's query (docs/references.md).
 #pragma once
 #include <memory>
 

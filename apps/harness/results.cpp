@@ -173,11 +173,18 @@ static std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
+// Where the JSON writes null (a number that is not finite), the CSV leaves the field empty.
 static std::string num(double x) {
+  if (!std::isfinite(x)) return "";
   std::ostringstream os;
   os.precision(9);
   os << x;
   return os.str();
+}
+
+static std::string csv_value(const Value& v) {
+  if (const double* d = std::get_if<double>(&v); d && !std::isfinite(*d)) return "";
+  return csv_field(to_string(v));
 }
 
 std::string records_to_csv(const std::vector<Record>& records) {
@@ -196,7 +203,7 @@ std::string records_to_csv(const std::vector<Record>& records) {
     os << csv_field(r.study) << ',' << csv_field(r.variant) << ',' << to_string(r.kind);
     for (const auto& k : keys) {
       auto it = r.params.find(k);
-      os << ',' << (it == r.params.end() ? "" : csv_field(to_string(it->second)));
+      os << ',' << (it == r.params.end() ? "" : csv_value(it->second));
     }
     os << ',' << r.status;
     if (r.time)
@@ -208,7 +215,7 @@ std::string records_to_csv(const std::vector<Record>& records) {
     os << ',' << r.validation << ',' << csv_field(r.note);
     for (const auto& k : metric_keys) {
       auto it = r.metrics.find(k);
-      os << ',' << (it == r.metrics.end() ? "" : csv_field(to_string(it->second)));
+      os << ',' << (it == r.metrics.end() ? "" : csv_value(it->second));
     }
     os << '\n';
   }

@@ -1,4 +1,4 @@
-// Records of a run and the files they go to (the results contract of ARCHITECTURE.md).
+// Records of a run and the files they go to (the results contract, docs/results-format.md).
 #pragma once
 #include <optional>
 #include <string>

@@ -1,6 +1,6 @@
 // The join study (issue 13): relations R and S of (key, rid) tuples (relations.hpp: primary and
 // foreign keys, uniform keys with duplicates, zipf-skewed foreign keys; int32 or int64), joined
-// by He et al.'s algorithms (../shared/reference/he-2008-gpu-relational-joins.txt) into
+// by He et al.'s algorithms (docs/references.md) into
 // materialised (rid_R, rid_S) pairs. Every record is validated against cpu::join::reference: the
 // count and an order-independent digest of the pairs always, and pair for pair (sorted) where the
 // result has at most kExactPairs pairs.

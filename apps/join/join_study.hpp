@@ -1,5 +1,5 @@
-// The join study (issue 13): He et al.'s relational joins (NINLJ, SMJ, HJ; ../shared/reference/
-// he-2008-gpu-relational-joins.txt) over relations R and S of (key, rid) tuples.
+// The join study: He et al.'s relational joins (NINLJ, SMJ, HJ; docs/references.md)
+// over relations R and S of (key, rid) tuples.
 #pragma once
 #include <memory>
 

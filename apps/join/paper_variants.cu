@@ -1,4 +1,4 @@
-// He et al. 2008's GPU joins (../shared/reference/he-2008-gpu-relational-joins.txt, section 4):
+// He et al. 2008's GPU joins (docs/references.md, section 4):
 // the blocked NINLJ (kernels/join/nested_loop.cuh; equi or band), INLJ over a CSS-tree and over a
 // plain binary search (index_nested_loop.cuh), SMJ on CUB's radix sort and our vectorized sorted
 // search (sort_merge.cuh), and the radix-partitioned hash join (radix_hash.cuh).

@@ -1,6 +1,6 @@
 // The patched-array study (issue 12, study 2): a column of n integers, FastLanes bit-packed with a
 // frame of reference per 1024-element chunk, whose exceptions are stored apart in Vortex's
-// PatchedArray layout (chunk, lane, position; ../shared/reference/vortex-patched-array.txt), decoded
+// PatchedArray layout (chunk, lane, position; Vortex's patched arrays, docs/references.md), decoded
 // and patched on the GPU by the two-pass baseline (thrust::scatter), the seed's lane-parallel apply,
 // G-ALP's fused patching and ours, and on the CPU. Every record is validated exactly against the
 // column the encoding was made from.

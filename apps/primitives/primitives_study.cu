@@ -1,5 +1,5 @@
 // The primitives study: He et al. 2008's six data-parallel primitives (3.1 of
-// ../shared/reference/he-2008-gpu-relational-joins.txt), the constructs of their joins, each on n
+// He et al. 2008, docs/references.md), the constructs of their joins, each on n
 // (key, rid) tuples (inputs.hpp): our kernels and their algorithms beside CUB, Thrust and one CPU
 // thread. The axis `op` picks the primitive a point computes; each variant runs the points of its
 // own. The reference is computed once per point on the host; outputs with one right answer (map,

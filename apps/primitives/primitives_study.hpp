@@ -1,5 +1,5 @@
 // The primitives study: He et al. 2008's data-parallel primitives of GPU joins (3.1 of
-// ../shared/reference/he-2008-gpu-relational-joins.txt: map, scatter, gather, prefix scan, split,
+// He et al. 2008, docs/references.md: map, scatter, gather, prefix scan, split,
 // sort) over n (key, rid) tuples, each timed and validated against a CPU reference.
 #pragma once
 #include <memory>

@@ -1,5 +1,5 @@
 // A decimal (and binary) fixed-point number after libcudf's `fixed_point<Rep, Radix>`
-// (../shared/reference/cudf-decimal128-summary.md): an integer `value` of type Rep (int32_t,
+// (the decimal128 article, docs/references.md): an integer `value` of type Rep (int32_t,
 // int64_t or __int128) and a run-time, strongly typed `scale`; the number is value · radix^scale,
 // so a negative scale counts digits after the point (123 at scale -2 is 1.23) and a positive one
 // drops low digits (17 at scale 2 is 1700). The same code serves CPU references and GPU kernels:

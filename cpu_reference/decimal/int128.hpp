@@ -1,5 +1,5 @@
 // 128-bit integer helpers for the decimal fixed-point library (fixed_point.hpp), shared by CPU code
-// and GPU kernels (../shared/reference/cudf-decimal128-summary.md: CUDA 11.5+ has __int128 in device
+// and GPU kernels (the decimal128 article, docs/references.md: CUDA 11.5+ has __int128 in device
 // code). Every LP_HD function is device-clean: no std::numeric_limits<__int128> (absent in strict
 // -std=c++17 and in device code), no __builtin_*_overflow, no exceptions, no std::string. Checked
 // arithmetic always stores the wrapped (two's complement, modulo 2^bits) result and returns whether

@@ -1,4 +1,4 @@
-// Spark SQL's decimal result types (../shared/reference/cudf-decimal128-summary.md, "Spark"): the
+// Spark SQL's decimal result types (the decimal128 article, docs/references.md, "Spark"): the
 // precision and scale Spark's analyzer gives the result of a decimal operator or aggregate, with
 // spark.sql.decimalOperations.allowPrecisionLoss = true (the default), after Spark's DecimalPrecision
 // rules and DecimalType.adjustPrecisionScale; they tell which libcudf width a column needs. Spark's

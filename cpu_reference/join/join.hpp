@@ -1,5 +1,5 @@
 // CPU joins of two relations R and S of (key, rid) tuples, a tuple's rid being its position: the
-// CPU side of He et al. 2008 (../shared/reference/he-2008-gpu-relational-joins.txt): the blocked
+// CPU side of He et al. 2008 (docs/references.md): the blocked
 // non-indexed nested loop (NINLJ, equi or band predicate), the sort-merge join (SMJ) and the
 // radix-partitioned hash join (HJ), on one thread or all of them, and the reference every join of
 // the study is validated against. Plain C++, no CUDA.

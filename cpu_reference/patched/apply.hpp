@@ -1,4 +1,4 @@
-// The CPU apply of a PatchedArray (../shared/reference/vortex-patched-array.txt): decode a chunk,
+// The CPU apply of a PatchedArray (Vortex's patched arrays, docs/references.md): decode a chunk,
 // then overwrite it with its lanes' patches, chunk by chunk so the chunk is still in cache when it
 // is patched; on one thread, and on all threads (chunks split evenly). The `cpu_apply` and
 // `cpu_apply_mt` baselines of the patched study. Plain C++.

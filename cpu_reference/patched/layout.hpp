@@ -1,4 +1,4 @@
-// The patch layout of Vortex's PatchedArray (../shared/reference/vortex-patched-array.txt, after
+// The patch layout of Vortex's PatchedArray (Vortex's patched arrays, docs/references.md, after
 // G-ALP, Hepkema et al., DaMoN 2025) and its builder: exceptions are grouped by 1024-element chunk,
 // then by FastLanes lane (kernels/patched/fastlanes.hpp), then by position, so that the thread that
 // owns a lane of a chunk finds its patches at lane_offsets[chunk * lanes + lane] in constant time.

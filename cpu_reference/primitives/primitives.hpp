@@ -1,4 +1,4 @@
-// He et al. 2008's data-parallel primitives (3.1; ../shared/reference/he-2008-gpu-relational-joins.txt:
+// He et al. 2008's data-parallel primitives (3.1; docs/references.md:
 // map, scatter, gather, prefix scan, split, sort) on one CPU thread: the primitives study's
 // references and CPU baselines. And the checks of the two outputs that admit more than one answer:
 // a split (the order within a partition is free) and a sort (the order among equal keys is free).

@@ -1,4 +1,4 @@
-// SMJ (He et al. 2008, 4.3; ../shared/reference/he-2008-gpu-relational-joins.txt) on the GPU:
+// SMJ (He et al. 2008, 4.3; docs/references.md) on the GPU:
 // both relations sorted by key with CUB's radix sort (the rids carried along), then ModernGPU's
 // vectorized sorted search (kernels/sortedsearch) gives every S tuple the range of equal keys in R
 // (its lower bound, then SortedEqualityCount), an exclusive scan turns the counts into output

@@ -1,4 +1,4 @@
-// He et al. 2008, Algorithm 1: the split primitive (3.1.4; ../shared/reference/he-2008-gpu-relational-joins.txt)
+// He et al. 2008, Algorithm 1: the split primitive (3.1.4; docs/references.md)
 // and the map that is its step (1). A split puts n (key, rid) tuples (kernels/join/tuples.hpp) in
 // `fanout` partitions, partition_of(key) = hash(key) % fanout, the partitions in id order one after
 // the other; the order within a partition is free. Their five steps, with a thread block as the

@@ -1,4 +1,4 @@
-// The tuple of He et al. 2008's primitives (3.1; ../shared/reference/he-2008-gpu-relational-joins.txt)
+// The tuple of He et al. 2008's primitives (3.1; docs/references.md)
 // as one 8-byte word, and the split's partitioning function: shared by the GPU kernels
 // (kernels/join/split.cuh) and the CPU references (cpu_reference/primitives/), so that both put a
 // key in the same partition. Plain C++ with LP_HD.

@@ -10,7 +10,7 @@
 
 namespace lp::patched {
 
-// One PatchedArray on the device (../shared/reference/vortex-patched-array.txt): the inner array
+// One PatchedArray on the device (Vortex's patched arrays, docs/references.md): the inner array
 // (bit-packed words and per-chunk bases, exceptions stored as filler 0) and its patches.
 template <class T>
 struct DevicePatched {

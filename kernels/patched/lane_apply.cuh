@@ -1,4 +1,4 @@
-// The seed's lane-parallel apply (../shared/reference/vortex-patched-array.txt: "lane_offsets
+// The seed's lane-parallel apply (Vortex's patched arrays, docs/references.md: "lane_offsets
 // allows each thread in a warp to seek to its patches in constant time"), as its own pass after the
 // decode: one thread per (chunk, lane) walks that lane's patches and overwrites the decoded values.
 #pragma once

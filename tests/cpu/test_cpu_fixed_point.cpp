@@ -1,6 +1,6 @@
 // The decimal fixed-point library (cpu_reference/decimal/): the 128-bit helpers against GCC's
 // overflow builtins and conversions (host-only oracles) on random and edge values of int32, int64
-// and int128; every example of the article (../shared/reference/cudf-decimal128-summary.md);
+// and int128; every example of the article (the decimal128 article, docs/references.md);
 // each operator's overflow edge at the three widths (min, max, min / -1, -min, scale shifts past
 // the range, division by zero); exact comparisons across scales; printing and parsing, exact strings
 // and random round trips at random scales; Spark's result types against the cases of Spark's own

@@ -1,6 +1,7 @@
 // Result records: JSON and CSV carry the same fields; JSON round-trips; files are written whole.
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <unistd.h>
 
@@ -50,6 +51,14 @@ int main() {
   std::string csv_m = harness::records_to_csv({mr});
   CHECK(csv_m.find(",metric.dtlb_misses_per_input,metric.huge_page_fraction\n") != std::string::npos);
   CHECK(csv_m.find(",unavailable,0.5\n") != std::string::npos);
+  // A number that is not finite: null in the JSON, an empty field in the CSV (never "inf").
+  harness::Record inf = mr;
+  inf.metrics = {{"ratio", std::numeric_limits<double>::infinity()}};
+  inf.gbps = std::numeric_limits<double>::infinity();
+  CHECK(harness::record_to_json(inf)["metrics"]["ratio"].is_null() || harness::record_to_json(inf).dump().find("null") != std::string::npos);
+  const std::string csv_inf = harness::records_to_csv({inf});
+  CHECK_MSG(csv_inf.find("inf") == std::string::npos, csv_inf);
+  CHECK(csv_inf.size() > 2 && csv_inf.substr(csv_inf.size() - 2) == ",\n");
 
   harness::Record s = r;
   s.variant = "thrust_merge";

@@ -214,6 +214,12 @@ def main():
     p.add_argument("--check", action="store_true", help="compare the committed figures' data with a fresh run")
     p.add_argument("--gallery", action="store_true", help="write results/README.md")
     a = p.parse_args()
+    # Every plotting script needs matplotlib: without it, one line instead of a traceback per figure.
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        sys.exit(f"figures.py: matplotlib is missing for {sys.executable} "
+                 "(install Debian's python3-matplotlib and run with /usr/bin/python3)")
     results = os.path.normpath(a.results)
     if a.check:
         with tempfile.TemporaryDirectory() as tmp:
@@ -221,8 +227,9 @@ def main():
             problems = failures + check(results, tmp)
         for x in problems:
             print(f"FAIL: {x}")
+        # A figure counts once, failed however many ways (a job that failed and its missing outputs).
         n = sum(len(outputs(results, d)) for _, _, _, d in active_jobs(results))
-        print(f"{n - len(problems)} passed, {len(problems)} failed")
+        print(f"{max(n - len(problems), 0)} passed, {len(problems)} failed")
         sys.exit(1 if problems else 0)
     failures = regenerate(results, a.out or results)
     for x in failures:

@@ -23,7 +23,7 @@ const char* kUsage =
     "       bench <study> [--config x.json] [--out DIR] [--variants a,b] [--device N] [--quick] [--force]\n"
     "       bench <study> --help\n"
     "       bench compare BASE.json NEW.json [--threshold 5%] [--include-cpu] [--exact PREFIX,...]\n"
-    "       bench export --nvbench RESULTS.json OUT.json\n";
+    "       bench export --nvbench [--force] RESULTS.json OUT.json\n";
 
 fs::path self_dir() {
   std::error_code ec;
@@ -139,11 +139,24 @@ int main(int argc, char** argv) {
   if (cmd == "compare") return compare(argc, argv);
   if (cmd == "export") {
     // One format so far; the flag names it so that others can join without changing the command.
-    if (argc != 5 || std::string(argv[2]) != "--nvbench") {
-      std::cerr << "bench export: usage: bench export --nvbench RESULTS.json OUT.json\n";
+    // Like a run's results, an existing output is kept unless --force says otherwise.
+    bool nvbench = false, force = false;
+    std::vector<std::string> files;
+    for (int i = 2; i < argc; ++i) {
+      const std::string a = argv[i];
+      if (a == "--nvbench") nvbench = true;
+      else if (a == "--force") force = true;
+      else files.push_back(a);
+    }
+    if (!nvbench || files.size() != 2) {
+      std::cerr << "bench export: usage: bench export --nvbench [--force] RESULTS.json OUT.json\n";
       return 2;
     }
-    return harness::export_nvbench(argv[3], argv[4], std::cerr);
+    if (!force && std::filesystem::exists(files[1])) {
+      std::cerr << "bench export: " << files[1] << " exists (--force overwrites it)\n";
+      return 2;
+    }
+    return harness::export_nvbench(files[0], files[1], std::cerr);
   }
   auto all = studies();
   if (std::find(all.begin(), all.end(), cmd) == all.end()) {

@@ -58,6 +58,16 @@ ls "$T/run" | grep -q tmp && bad "temporary file left behind" || ok
 [ $rc -eq 0 ] && grep -q "no slow-down" "$T/cmp" && ok || bad "self compare: rc=$rc"
 "$B" compare "$T/run/sortedsearch.json" "$T/nothing.json" >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] && ok || bad "compare missing file: rc=$rc"
+# export: written once, refused over an existing file (one line naming --force, the file kept), then
+# overwritten with --force.
+"$B" export --nvbench "$T/run/sortedsearch.json" "$T/nv.json" 2>"$T/err"; rc=$?
+[ $rc -eq 0 ] && [ -s "$T/nv.json" ] && ok || bad "export: rc=$rc: $(cat "$T/err")"
+echo kept >"$T/nv.json"
+"$B" export --nvbench "$T/run/sortedsearch.json" "$T/nv.json" 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q -- "--force" "$T/err" && [ "$(cat "$T/nv.json")" = kept ] && ok ||
+  bad "export over an existing file: rc=$rc: $(cat "$T/err")"
+"$B" export --force --nvbench "$T/run/sortedsearch.json" "$T/nv.json" 2>"$T/err"; rc=$?
+[ $rc -eq 0 ] && grep -q '"benchmarks"' "$T/nv.json" && ok || bad "export --force: rc=$rc: $(cat "$T/err")"
 # list and demo.
 "$B" list | grep -q mergepath_complete && ok || bad "bench list"
 "$B" sortedsearch --demo | grep -q "^checked:" && ok || bad "demo"

@@ -2,9 +2,9 @@
 // for an equi-join of two large relations from the profiles of R's and S's keys and the match
 // estimate the device computes (kernels/common/input_profile.hpp), to the join that runs. Plain
 // C++, __host__ __device__: the profile pass evaluates it on the device, the CPU test
-// (tests/cpu/test_auto_rule_join.cpp) at every boundary. The thresholds are provisional, read off
-// the H100's join runs (results/h100/join/); the fitting sweep (configs/regret/fit/join.json)
-// refits them.
+// (tests/cpu/test_auto_rule_join.cpp) at every boundary. The thresholds are read off the H100's
+// join runs (results/h100/join/), two size regions moved by the regret sweep's fitting draw
+// (results/h100/regret/fit/join.json.gz); the profile's signals have yet to meet enough points of it.
 //
 // Every plan here builds on R (a hash table of R, R's sorted index) or sorts both sides, except the
 // nested loop, which holds a tile of S in shared memory and streams R past it: with |S| tiny that

@@ -2,9 +2,10 @@
 // column's size and type, its patch count, which plans can run) and, where that does not settle it,
 // the input profile (kernels/common/input_profile.hpp) of the layout's own metadata on the device:
 // the lane_offsets column. Plain C++, __host__ __device__: the profile pass evaluates it on the
-// device, the CPU tests at every boundary. Thresholds provisional, read off the H100 default sweep
-// (results/h100/patched/, n = 2^26, every plan's kernel measured at every point); the fitting sweep
-// (configs/regret/fit/patched.json) refits them.
+// device, the CPU tests at every boundary. The clustered regimes are read off the H100 default sweep
+// (results/h100/patched/, n = 2^26, every plan's kernel measured at every point); the sizes where
+// the look runs and the plans below them off the regret sweep's fitting draw
+// (results/h100/regret/fit/patched.json.gz).
 //
 // What the metadata tells. lane_offsets is the exclusive prefix of the patch counts per lane
 // (chunks * lanes + 1 entries, fastlanes.hpp), so two equal neighbours are a lane without patches:

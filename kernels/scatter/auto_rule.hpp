@@ -3,7 +3,7 @@
 // al.'s passes, a full sort), and over enough inputs the input profile the device computes
 // (kernels/common/input_profile.hpp): labels in order, in runs or on one hot bucket make every
 // reordering plan pay for nothing. Plain C++, __host__ __device__; thresholds from the H100 sweeps
-// and the regret sweep's first run (results/h100/regret/).
+// and the regret sweep's fitting draw (results/h100/regret/fit/).
 #pragma once
 #include <cstdint>
 

@@ -5,8 +5,9 @@
 // Thrust's). Plain C++, __host__ __device__: the profile pass evaluates it on the device, the CPU
 // tests at every boundary. The size regions are the H100 ratio sweeps'
 // (results/h100/sortedsearch_ratios/: |A| + |B| = 2^27 and |A| = 2^24, A and B spread over the same
-// key range, distinct and duplicate-heavy keys); the profile's regions are provisional and the
-// fitting sweep (configs/regret/fit/sortedsearch.json) refits them.
+// key range, distinct and duplicate-heavy keys), the small sizes and the look's threshold the regret
+// sweep's fitting draw's (results/h100/regret/fit/sortedsearch.json.gz); the profile's regions have
+// yet to meet enough points of it.
 //
 // What the profile adds. The sweeps' keys interleave; real needles need not. A sorted column's
 // sample holds its first and last key (the first window starts at 0, the last ends at n), so the

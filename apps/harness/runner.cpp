@@ -319,7 +319,19 @@ int study_main(int argc, char** argv, const Study& study) {
   app.add_option("--config", config_path, "JSON config (default: the study's embedded default config)");
   app.add_option("--out", out_dir, "Directory for <study>.json and <study>.csv (default: runs/<study>-<UTC time>)");
   app.add_option("--variants", variants, "Comma-separated variants to run instead of the config's");
-  app.add_option("--device", device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+  // An ordinal's own message: CLI11's NonNegativeNumber names its range's upper end, the largest
+  // double written out in full.
+  const CLI::Validator ordinal(
+      [](std::string& v) -> std::string {
+        std::size_t used = 0;
+        try {
+          if (std::stoll(v, &used) >= 0 && used == v.size()) return "";
+        } catch (const std::exception&) {
+        }
+        return "a CUDA device ordinal is 0 or more, got '" + v + "'";
+      },
+      "INT>=0");
+  app.add_option("--device", device, "CUDA device ordinal")->check(ordinal);
   app.add_option("--gpus", gpus, "GPUs the multi-GPU variants use: sets the config's 'gpus' axis in every point")
       ->check(CLI::Range(1, 64));
   app.add_flag("--quick", quick, "Few repetitions: a smoke run, not a measurement");

@@ -68,6 +68,10 @@ echo kept >"$T/nv.json"
   bad "export over an existing file: rc=$rc: $(cat "$T/err")"
 "$B" export --force --nvbench "$T/run/sortedsearch.json" "$T/nv.json" 2>"$T/err"; rc=$?
 [ $rc -eq 0 ] && grep -q '"benchmarks"' "$T/nv.json" && ok || bad "export --force: rc=$rc: $(cat "$T/err")"
+# A negative device ordinal: one short line naming it.
+"$B" sortedsearch --device -1 >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "device ordinal is 0 or more, got '-1'" "$T/err" && [ "$(wc -c <"$T/err")" -lt 200 ] && ok ||
+  bad "--device -1: rc=$rc: $(cat "$T/err")"
 # list and demo.
 "$B" list | grep -q mergepath_complete && ok || bad "bench list"
 "$B" sortedsearch --demo | grep -q "^checked:" && ok || bad "demo"

@@ -227,9 +227,11 @@ def main():
             problems = failures + check(results, tmp)
         for x in problems:
             print(f"FAIL: {x}")
-        # A figure counts once, failed however many ways (a job that failed and its missing outputs).
-        n = sum(len(outputs(results, d)) for _, _, _, d in active_jobs(results))
-        print(f"{max(n - len(problems), 0)} passed, {len(problems)} failed")
+        # Passed: the committed figures and tables no problem names (a problem names its figure first;
+        # a failed script or a job without figures names no figure, so it counts as a problem only).
+        named = {x.split(":", 1)[0] for x in problems}
+        passed = sum(rel not in named for _, _, _, d in active_jobs(results) for rel in outputs(results, d))
+        print(f"{passed} passed, {len(problems)} failed")
         sys.exit(1 if problems else 0)
     failures = regenerate(results, a.out or results)
     for x in failures:

@@ -45,6 +45,9 @@ JOBS = [
     ("regret", "plot_regret.py", "h100/regret/judged", "h100/regret/judged/figures"),
     ("regret, fitting draw", "plot_regret.py", "h100/regret/fit", "h100/regret/fit/figures"),
     ("regret, the first rules (partial)", "plot_regret.py", "h100/regret/fit/first_rules", "h100/regret/fit/first_rules/figures"),
+    ("regret, the second rules' judging draw (partial)", "plot_regret.py", "h100/regret/fit/second_rules",
+     "h100/regret/fit/second_rules/figures"),
+    ("regret, the worst points rechecked", "plot_regret.py", "h100/regret/recheck", "h100/regret/recheck/figures"),
 ]
 
 # Studies whose results may not be committed yet (a study lands before its first GPU run): their

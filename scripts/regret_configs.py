@@ -6,11 +6,11 @@ library peers (scripts/plot_regret.py reads the runs).
   scripts/regret_configs.py [--seed S] [--points N] [--out DIR] [--fit [--judge-seed S]] [--studies a,b]
                             [--bench PATH] [--images]
 
-  (no option)   configs/regret/<study>.json, the judging draw (seed 7002)
+  (no option)   configs/regret/<study>.json, the judging draw (each study's seed in JUDGE_SEED)
   --fit         configs/regret/fit/<study>.json, a separate draw (seed 9001) to fit rules on; rules
                 fitted there are judged on the other draw, whose points it leaves out
-                (--judge-seed, default 7002)
-  --seed S      the draw's seed: study k's points come from random.Random(S + OFFSET[k]), and S is the
+                (--judge-seed, default 7002: the judging draw it was drawn beside)
+  --seed S      the draw's seed (every study's): study k's points come from random.Random(S + OFFSET[k]), and S is the
                 config's "seed" (the suite's input generator seed) too
   --points N    points per study (default 320)
   --out DIR     where to write (default configs/regret; --fit writes DIR/fit)
@@ -41,6 +41,11 @@ ROOT = os.path.normpath(os.path.join(HERE, ".."))
 # The judging draw (configs/regret/). 7001's judged the first rules, which were then adjusted on what
 # it showed (its results are fitting data now, results/h100/regret/fit/): the judging draw moved on.
 DEFAULT_SEED = 7002
+# ... per study: a study whose rules change on what its judging draw showed is judged on a new draw
+# (7003: the multireduce's and decimal's hot-label aggregation, multiscan's CUB plan, scatter's and
+# join's size rules; their 7002 results are fitting data now, results/h100/regret/fit/second_rules/).
+JUDGE_SEED = {"multireduce": 7003, "multiscan": 7003, "histogram": 7002, "scatter": 7003, "patched": 7002, "join": 7003,
+              "decimal": 7003, "sortedsearch": 7002}
 DEFAULT_FIT_SEED = 9001  # the fitting draw (configs/regret/fit/)
 DEFAULT_POINTS = 320
 
@@ -376,7 +381,7 @@ def render(cfg):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seed", type=int, default=None, help=f"default {DEFAULT_SEED} ({DEFAULT_FIT_SEED} with --fit)")
+    ap.add_argument("--seed", type=int, default=None, help=f"default: each study's JUDGE_SEED ({DEFAULT_FIT_SEED} with --fit)")
     ap.add_argument("--points", type=int, default=DEFAULT_POINTS)
     ap.add_argument("--out", default=os.path.join(ROOT, "configs", "regret"))
     ap.add_argument("--fit", action="store_true", help="the fitting draw, into OUT/fit")
@@ -386,8 +391,7 @@ def main():
     ap.add_argument("--bench", default=None, help="a bench executable (or its `list` output) to take the variants from")
     ap.add_argument("--images", action="store_true", help="histogram: also draw photographs (needs build/images)")
     a = ap.parse_args()
-    seed = a.seed if a.seed is not None else DEFAULT_FIT_SEED if a.fit else DEFAULT_SEED
-    if not 0 <= seed < 1_000_000:
+    if a.seed is not None and not 0 <= a.seed < 1_000_000:
         ap.error("--seed: 0 <= seed < 10^6 (the studies' streams are seed + 10^6 k)")
     if a.points < 1:
         ap.error("--points: at least 1")
@@ -398,10 +402,11 @@ def main():
     variants = check_variants(bench_variants(a.bench), studies) if a.bench else VARIANTS
     out = os.path.join(a.out, "fit") if a.fit else a.out
     os.makedirs(out, exist_ok=True)
-    cmd = "scripts/regret_configs.py" + (" --fit" if a.fit else "") + f" --seed {seed}" + \
-          (f" --judge-seed {a.judge_seed}" if a.fit and a.judge_seed != DEFAULT_SEED else "") + \
-          (f" --points {a.points}" if a.points != DEFAULT_POINTS else "") + (" --images" if a.images else "")
     for s in studies:
+        seed = a.seed if a.seed is not None else DEFAULT_FIT_SEED if a.fit else JUDGE_SEED[s]
+        cmd = "scripts/regret_configs.py" + (" --fit" if a.fit else "") + f" --seed {seed}" + \
+              (f" --judge-seed {a.judge_seed}" if a.fit and a.judge_seed != DEFAULT_SEED else "") + \
+              (f" --points {a.points}" if a.points != DEFAULT_POINTS else "") + (" --images" if a.images else "")
         # The fitting draw leaves out the judging draw's points (tiny sizes repeat across seeds).
         exclude = {json.dumps(p, sort_keys=True) for p in draw_points(s, a.judge_seed, a.points, a)[0]} if a.fit else frozenset()
         points, redrawn = draw_points(s, seed, a.points, a, exclude)

@@ -111,7 +111,21 @@ GpuInfo open_gpu(int device) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
-    g.absent_reason = e != cudaSuccess ? std::string("no usable CUDA device: ") + cudaGetErrorString(e) : "no CUDA device found";
+    // The runtime reports a machine without a driver as "driver version is insufficient": tell that
+    // case (no GPU driver, so no GPU) from a driver older than the runtime and from no device.
+    int driver = 0, runtime = 0;
+    auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); };
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    if (e == cudaErrorInsufficientDriver && driver == 0)
+      g.absent_reason = "no CUDA device found (no GPU driver is installed)";
+    else if (e == cudaErrorInsufficientDriver)
+      g.absent_reason = "the GPU driver (CUDA " + version(driver) + ") is older than this build's CUDA runtime (" +
+                        version(runtime) + "): update the driver";
+    else if (e == cudaErrorNoDevice || e == cudaSuccess)
+      g.absent_reason = "no CUDA device found";
+    else
+      g.absent_reason = std::string("no usable CUDA device: ") + cudaGetErrorString(e);
     cudaGetLastError();  // this error is not sticky: clear it so that later calls do not report it again
     return g;
   }

@@ -108,25 +108,67 @@ class Progress {
   std::chrono::steady_clock::time_point t0_;
 };
 
-void print_summary(const std::vector<Record>& records, std::ostream& os) {
+// The records as a table. Records that did not run (skipped, not run) are folded into one line per
+// reason unless `verbose`: without a GPU they are most of a study's rows, and the reason is the news.
+void print_summary(const std::vector<Record>& records, std::ostream& os, bool verbose) {
+  auto folded = [&](const Record& r) { return !verbose && !r.time && r.status == "skipped"; };
   size_t wv = 7, wp = 6;
   for (const auto& r : records) {
+    if (folded(r)) continue;
     wv = std::max(wv, r.variant.size());
     wp = std::max(wp, format_params(r.params).size());
   }
   os << fmt::format("{:<{}}  {:<4}  {:<{}}  {:>10}  {:>6}  {:>9}  {:>8}  {:>6}  {}\n", "variant", wv, "kind", "params",
                     wp, "median ms", "rsd%", "ns/input", "GB/s", "%copy", "check");
+  std::vector<std::pair<std::string, size_t>> reasons;  // in order of first appearance
   for (const auto& r : records) {
-    if (r.time)
+    if (folded(r)) {
+      auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& x) { return x.first == r.note; });
+      if (it == reasons.end()) reasons.emplace_back(r.note, 1);
+      else ++it->second;
+    } else if (r.time) {
       os << fmt::format("{:<{}}  {:<4}  {:<{}}  {:>10.4f}  {:>6.1f}  {:>9.5f}  {:>8.1f}  {:>6}  {}\n", r.variant, wv,
                         to_string(r.kind), format_params(r.params), wp, r.time->median, 100 * r.time->rsd(),
                         r.ns_per_input, r.gbps,
                         r.fraction_of_copy > 0 ? fmt::format("{:.1f}", 100 * r.fraction_of_copy) : "-",
                         r.validation);
-    else
+    } else {
       os << fmt::format("{:<{}}  {:<4}  {:<{}}  {:>10}  {:>6}  {:>9}  {:>8}  {:>6}  {} ({})\n", r.variant, wv,
                         to_string(r.kind), format_params(r.params), wp, "-", "-", "-", "-", "-", r.status, r.note);
+    }
   }
+  for (const auto& [note, count] : reasons)
+    os << fmt::format("({} record{} skipped: {}; --verbose lists them)\n", count, count == 1 ? "" : "s", note);
+}
+
+// One line that ends every run: what validated, failed and was skipped, by reason.
+std::string summary_line(const std::vector<Record>& records) {
+  size_t validated = 0, unchecked = 0, failed = 0, skipped = 0;
+  std::vector<std::pair<std::string, size_t>> reasons;
+  for (const auto& r : records) {
+    if (r.status == "failed") {
+      ++failed;
+    } else if (r.time) {
+      ++(r.validation == "pass" ? validated : unchecked);
+    } else {
+      ++skipped;
+      // "not run: interrupted (...)" and the like: the reason up to its first detail
+      const std::string why = r.note.substr(0, r.note.find_first_of(":("));
+      auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& x) { return x.first == why; });
+      if (it == reasons.end()) reasons.emplace_back(why, 1);
+      else ++it->second;
+    }
+  }
+  std::string line = fmt::format("summary: {} record{}: {} validated", records.size(), records.size() == 1 ? "" : "s", validated);
+  if (unchecked) line += fmt::format(", {} measured without validation", unchecked);
+  line += fmt::format(", {} failed, {} skipped", failed, skipped);
+  if (!reasons.empty()) {
+    line += " (";
+    for (size_t i = 0; i < reasons.size(); ++i)
+      line += fmt::format("{}{}: {}", i ? "; " : "", reasons[i].first.empty() ? "no reason given" : reasons[i].first, reasons[i].second);
+    line += ")";
+  }
+  return line;
 }
 
 json gpu_json(const GpuInfo& g) {
@@ -315,7 +357,7 @@ int study_main(int argc, char** argv, const Study& study) {
   CLI::App app{study.description(), prog};
   std::string config_path, out_dir, variants, resume, dump_dir;
   int device = 0, gpus = 0;
-  bool quick = false, force = false, demo = false, describe = false, print_config = false;
+  bool quick = false, force = false, verbose = false, demo = false, describe = false, print_config = false;
   app.add_option("--config", config_path, "JSON config (default: the study's embedded default config)");
   app.add_option("--out", out_dir, "Directory for <study>.json and <study>.csv (default: runs/<study>-<UTC time>)");
   app.add_option("--variants", variants, "Comma-separated variants to run instead of the config's");
@@ -336,6 +378,7 @@ int study_main(int argc, char** argv, const Study& study) {
       ->check(CLI::Range(1, 64));
   app.add_flag("--quick", quick, "Few repetitions: a smoke run, not a measurement");
   app.add_flag("--force", force, "Overwrite existing result files");
+  app.add_flag("--verbose", verbose, "List every record, the skipped ones too (default: one line per reason they were skipped)");
   app.add_flag("--print-config", print_config, "Print the embedded default config and exit");
   app.add_option("--dump-inputs", dump_dir,
                  "Write every point's inputs under this directory (p<index>/ and manifest.json) for an outside tool, run nothing");
@@ -421,7 +464,7 @@ int study_main(int argc, char** argv, const Study& study) {
       ceil = *state.ceilings;
       timer = std::make_unique<GpuTimer>(gpu.l2_bytes);
     } else if (resume.empty()) {
-      std::cerr << prog << ": no GPU (" << gpu.absent_reason << "); running the CPU variants only\n";
+      std::cerr << prog << ": " << gpu.absent_reason << "; running the CPU variants only\n";
     }
   } catch (const UsageError& e) {
     std::cerr << prog << ": " << e.what() << '\n';
@@ -678,7 +721,7 @@ int study_main(int argc, char** argv, const Study& study) {
   for (const auto& r : records) recs.push_back(record_to_json(r));
   doc["records"] = recs;
 
-  print_summary(records, std::cout);
+  print_summary(records, std::cout, verbose);
   if (gpu.present)
     std::cout << fmt::format("ceilings on {}: read {:.0f} GB/s; copy {:.0f} GB/s (read+write; kernel {:.0f}, cudaMemcpy {:.0f})\n",
                              gpu.name, ceil.read_GBps, ceil.copy_GBps, ceil.copy_kernel_GBps, ceil.memcpy_GBps);
@@ -695,10 +738,17 @@ int study_main(int argc, char** argv, const Study& study) {
   }
   if (!aborted.empty()) std::cerr << prog << ": run stopped after a CUDA error: " << aborted << '\n';
   const bool any_failed = std::any_of(records.begin(), records.end(), [](const Record& r) { return r.status == "failed"; });
+  std::cout << summary_line(records) << '\n';
   if (any_failed || !aborted.empty()) return 1;
   if (!interrupted.empty()) {
     std::cerr << prog << ": interrupted (" << interrupted << "); the records measured so far are written, the rest marked not run\n";
     return 3;
+  }
+  // Nothing measured (every record skipped: no GPU for a GPU-only config, every point too large):
+  // not a success, and not a failure either.
+  if (std::none_of(records.begin(), records.end(), [](const Record& r) { return bool(r.time); })) {
+    std::cerr << prog << ": nothing ran: every record was skipped (exit " << kExitNothingRan << ")\n";
+    return kExitNothingRan;
   }
   return 0;
 }

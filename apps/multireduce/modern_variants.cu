@@ -149,7 +149,7 @@ void add_modern_variants(Defs<Op>& d) {
            else return std::size_t(0);
          },
          commutative_only<Op>([](auto& c) { mr::partitioned<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream); })});
-  d.add({"global_atomics_aggregated", VariantKind::Ours, "ours: one global atomic per input, but one per warp where all 32 labels are equal",
+  d.add({"global_atomics_aggregated", VariantKind::Ours, "ours: one global atomic per input, but one per warp where all 32 labels are equal and one per hot label's lanes in a warp step",
          {true, Output::Buckets}, {}, {},
          commutative_only<Op>([](auto& c) { mr::global_atomics<Op, true>(c.labels, c.values, c.n, c.m, c.out, c.stream); })});
   d.add({"warp_ordered", VariantKind::Ours,

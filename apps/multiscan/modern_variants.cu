@@ -2,6 +2,7 @@
 // decides from m and the labels among it and the thesis's sort-based variants.
 #include "apps/harness/auto_record.cuh"
 #include "kernels/multiscan/auto_rule.hpp"
+#include "kernels/multiscan/cub_sort_scan.cuh"
 #include "kernels/multiscan/partitioned.cuh"
 #include "kernels/multiscan/register_scan.cuh"
 #include "kernels/multiscan/relabel.cuh"
@@ -32,6 +33,7 @@ ar::Sizes sizes_of(const Ctx<Op>& c) {
   s.sort_shared = ms::sort_shared_unsupported<Op>(c.n, c.m, c.tune).empty();
   s.sort_global = ms::sort_global_unsupported(c.n).empty();
   s.relabel = ms::relabel_unsupported(c.n, c.m, sizeof(T)).empty();
+  s.cub = s.sort_global;  // the same int counts
   return s;
 }
 
@@ -44,6 +46,7 @@ std::size_t plan_scratch(Plan r, const Ctx<Op>& c) {
     case Plan::SortShared: return ms::sort_shared_scratch_bytes<Op>(c.n, c.m, c.tune);
     case Plan::Partitioned: return ms::partitioned_scratch_bytes<T>(c.n, c.m, c.tune);
     case Plan::Relabel: return std::max(ms::relabel_scratch_bytes<T>(c.n, c.m), plan_scratch(ar::by_size(sizes_of(c)), c));
+    case Plan::Cub: return ms::cub_sort_scan_scratch_bytes<Op>(c.n, c.m);
     default: return ms::sort_global_scratch_bytes<Op>(c.n, c.m);
   }
 }
@@ -57,6 +60,7 @@ void run_plan(Plan r, const Ctx<Op>& c, cudaStream_t s, std::size_t bytes) {
     case Plan::SinglePass: return ms::single_pass<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, s);
     case Plan::SortShared: return ms::sort_shared<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, s);
     case Plan::Partitioned: return ms::partitioned<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, s);
+    case Plan::Cub: return ms::cub_sort_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, bytes, s);
     case Plan::Relabel: {
       const Plan fallback = ar::by_size(sizes_of(c));
       return ms::enqueue_relabel_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch,
@@ -88,7 +92,8 @@ void add_modern_variants(Defs<Op>& d) {
   using harness::VariantKind;
   using T = typename Op::value_type;
   d.add({"auto", VariantKind::Ours,
-         "ours: register_scan at m = 1 (up to 8 over few inputs), single_pass up to 2048, partitioned beyond (where it runs); where it "
+         "ours: register_scan at m = 1 (up to 8 over few inputs), single_pass up to 2048, CUB's sort + scan-by-key over 2^18 inputs or more "
+         "where m >= 2^17 and n < 16 m, partitioned beyond 2048 (where it runs); where it "
          "does not, sort_shared up to 2^16, sort_global beyond, and where m exceeds n / 4; from m = 2049 over 2^22 inputs or more an "
          "input profile on the device sends labels in runs or "
          "with few present to relabel (whose count then sizes single_pass on the device), and where partitioned does not run, "

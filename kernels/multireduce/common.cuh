@@ -189,6 +189,33 @@ __device__ __forceinline__ void warp_folded_update(std::uint32_t key, typename O
   }
 }
 
+// Beyond the thesis: a hot label (zipf skew) puts most of a warp's lanes on one bucket, and their
+// atomics serialise on its address (double sums over zipf 2.9 ids: 18x behind a sort). Up to two
+// candidate labels, the first valid lane's and then the first lane's left over, gather their lanes'
+// values in a shuffle tree and update once by lane 0; every other lane updates on its own. Where no
+// label repeats it costs two ballots and two shuffles; a label of share p escapes both rounds with
+// probability (1 - p)^2. A warp of one label takes one update. Commutative only; every lane calls.
+template <class Op, class Update>
+__device__ __forceinline__ void hot_aggregated_update(std::uint32_t key, typename Op::value_type v, bool valid, Update&& update) {
+  using T = typename Op::value_type;
+  const int lane = threadIdx.x & 31;
+  unsigned own = __ballot_sync(0xffffffffu, valid);  // lanes still to update on their own
+  unsigned unseen = own;                             // lanes whose label no round has tried (warp-uniform)
+#pragma unroll
+  for (int round = 0; round < 2 && unseen; ++round) {
+    const std::uint32_t candidate = __shfl_sync(0xffffffffu, key, __ffs(unseen) - 1);
+    const unsigned same = __ballot_sync(0xffffffffu, key == candidate) & unseen;
+    unseen &= ~same;
+    if (__popc(same) < 2) continue;  // a label of its own: that lane updates alone below
+    T x = (same >> lane) & 1u ? v : Op::identity();
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2) x = Op::apply(x, shfl_down(x, off));
+    if (lane == 0) update(candidate, x);
+    own &= ~same;
+  }
+  if ((own >> lane) & 1u) update(key, v);
+}
+
 // Fig 4.2's final step: partials[b * n_sets + s] holds set s's reduction of bucket b; out[b] is
 // their fold in set order (so non-commutative operators stay exact). One warp per bucket: each lane
 // folds a contiguous run of sets, then an order-preserving shuffle tree joins the lanes (lower lanes

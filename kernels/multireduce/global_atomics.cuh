@@ -1,6 +1,7 @@
 // The first thing a CUDA programmer writes: one atomic per input on its bucket in global memory
-// (the study's "global atomics" peer), and the same with a whole-warp aggregation of equal labels,
-// which the `auto` variant uses where no bucket set fits on chip. Commutative only.
+// (the study's "global atomics" peer), and the same with a warp's equal labels aggregated (a warp of
+// one label across steps, a hot label's lanes within one), which the `auto` variant uses where no
+// bucket set fits on chip. Commutative only.
 #pragma once
 #include "common.cuh"
 
@@ -37,7 +38,10 @@ __global__ void global_atomics_kernel(const Src src, std::int64_t n, typename Op
         continue;
       }
     }
-    if (valid) atomic_apply<Op>(out + label, v);
+    if constexpr (kAggregate)
+      hot_aggregated_update<Op>(label, v, valid, [&](std::uint32_t key, T x) { atomic_apply<Op>(out + key, x); });
+    else if (valid)
+      atomic_apply<Op>(out + label, v);
   }
   if (kAggregate && lane == 0 && run_label != 0xffffffffu) atomic_apply<Op>(out + run_label, run_value);
 }

@@ -69,11 +69,13 @@ LP_HD Plan spread_plan(const Sizes& s) {
 }
 
 LP_HD Plan by_size(const Sizes& s) {
+  // Few inputs: one sweep of loads or stores. He et al.'s passes cost a gather of 34 K inputs over
+  // 20 M words 10.5 us against thrust's 4.8 (judged regret draw).
+  if (few(s)) return Plan::Thrust;
   if (s.gather) {
     const double buckets = double(s.m) * s.word_bytes;
     return buckets > s.l2_bytes / 2 && buckets <= 2 * s.l2_bytes ? Plan::Passes : Plan::Thrust;
   }
-  if (few(s)) return Plan::Thrust;
   if (s.privatized) return Plan::Privatized;
   return Plan::Wide;
 }
@@ -84,15 +86,16 @@ LP_HD bool ordered_or_hot(const profile::Profile& p) {
   return p.heavy >= kHotShare || p.sorted >= kOrderedSorted || p.warp_runs <= kOrderedWarpRuns;
 }
 
-// Ordered labels, runs or a hot bucket: every reordering plan pays for nothing. One pass keeping each
-// run's last at m <= 2 (m = 1: cub_sort's no-bit "sort" 44 us, privatized 70); the shared-memory bids
+// Ordered labels, runs or a hot bucket: every reordering plan pays for nothing. One label (m = 1):
+// cub_sort's no-bit "sort", one pass keeping the last (44 us, privatized 70); two labels are a real
+// radix pass (m = 2, zipf, 91 M int64: 1.18 ms against privatized's 0.29); the shared-memory bids
 // for a hot bucket among few (one label at m = 34: 0.14 ms, wide 0.21, thrust 0.70) and for few
 // buckets whatever the order (sorted labels at m = 4: privatized 1.00, wide 1.08); wide's sweep of
 // stores otherwise (thrust's serialise on a hot address). Spread labels: spread_plan.
 LP_HD Plan decide(const Sizes& s, const profile::Profile& p) {
   if (!needs_look(s)) return by_size(s);
   if (!ordered_or_hot(p)) return spread_plan(s);
-  if (s.m <= 2) return Plan::FullSort;
+  if (s.m <= 1) return Plan::FullSort;
   const bool sorted = p.sorted >= kOrderedSorted && p.heavy < kHotShare;
   if (s.privatized && (!sorted || double(s.n) >= kSortedPrivatizedMinPerBucket * double(s.m))) return Plan::Privatized;
   return Plan::Wide;
@@ -102,7 +105,7 @@ LP_HD bool possible(const Sizes& s, Plan q) {
   if (q == by_size(s)) return true;
   if (!needs_look(s)) return false;
   if (q == spread_plan(s)) return true;
-  return q == Plan::FullSort ? s.m <= 2 : q == Plan::Privatized ? s.privatized : q == Plan::Wide;
+  return q == Plan::FullSort ? s.m <= 1 : q == Plan::Privatized ? s.privatized : q == Plan::Wide;
 }
 
 struct Rule {

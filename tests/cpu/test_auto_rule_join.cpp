@@ -102,6 +102,17 @@ void test_by_size() {
   CHECK(ar::by_size(all_run(big, ns_at + 1)) == Plan::Smj);
   CHECK(ar::by_size(all_run(big, ns_at, 8)) == Plan::InljCss);
   CHECK(ar::by_size(all_run(big, ns_at + 1, 8)) == Plan::Hj);
+  // int64, S under 1/256 of R: HJ (R partitioned, S too small to matter) rather than INLJ's 64-bit sort.
+  const std::int64_t tiny_s = big / std::int64_t(ar::kTinyProbeRatio);
+  CHECK(ar::by_size(all_run(big, tiny_s, 8)) == Plan::Hj);
+  CHECK(ar::by_size(all_run(big, tiny_s + 1, 8)) == Plan::InljCss);
+  CHECK(ar::by_size(all_run(big, tiny_s)) == Plan::InljCss);  // int32: the CSS tree's INLJ still
+  // int64, R's table beyond the L2 but its keys within half of it, S at least kSOutgrows |R|: inlj_bs.
+  const std::int64_t keys_half_l2 = std::int64_t(kL2 / 2 / 8);
+  CHECK(ar::by_size(all_run(keys_half_l2, std::int64_t(ar::kSOutgrows) * keys_half_l2, 8)) == Plan::InljBs);
+  CHECK(ar::by_size(all_run(keys_half_l2, std::int64_t(ar::kSOutgrows) * keys_half_l2 - 1, 8)) == Plan::Hj);
+  CHECK(ar::by_size(all_run(keys_half_l2 + 1, std::int64_t(ar::kSOutgrows) * (keys_half_l2 + 1), 8)) == Plan::Hj);
+  CHECK(ar::by_size(all_run(2 * keys_half_l2, std::int64_t(ar::kSOutgrows) * 2 * keys_half_l2)) == Plan::Smj);  // int32 beyond the L2
   // ... but not where R's table fits the L2 (global_hash there).
   CHECK(ar::by_size(all_run(1 << 20, 1 << 10)) == Plan::GlobalHash);
   // Fallbacks: with one plan left it is the answer; with none, nlj (whose reason auto then reports).

@@ -254,6 +254,20 @@ void test_multiscan_rule() {
   CHECK(ar::by_size(s) == P::SinglePass);
   s.n = ar::kRegisterSmallN, s.m = ar::kRegisterSmallMaxM;
   CHECK(ar::by_size(s) == P::SinglePass);
+  // CUB's sort + scan-by-key: m from 2^17, n from 2^18 and under 16 inputs a label; without it,
+  // partitioned or sort_global as before.
+  s.cub = true, s.partitioned = true, s.m = ar::kCubMinM, s.n = std::int64_t(ar::kCubMaxPerLabel * s.m) - 1;
+  CHECK(ar::by_size(s) == P::Cub);
+  s.n += 1;
+  CHECK(ar::by_size(s) == P::Partitioned);
+  s.n = ar::kCubMinN, s.m = 1u << 20;
+  CHECK(ar::by_size(s) == P::Cub);
+  s.n -= 1;
+  CHECK(ar::by_size(s) == P::SortGlobal);
+  s.n = 1 << 20, s.m = ar::kCubMinM - 1;
+  CHECK(ar::by_size(s) == P::Partitioned);
+  s.m = ar::kCubMinM, s.cub = false;
+  CHECK(ar::by_size(s) == P::Partitioned);
 }
 
 void test_histogram_rule() {
@@ -343,12 +357,18 @@ void test_scatter_rule() {
   s.m = std::uint32_t(double(s.n) / (ar::kPrivatizedMinPerBucket * 1024.0));
   CHECK(ar::decide(s, p) == P::Privatized);
   s.m = 2;
+  CHECK(ar::decide(s, p) == P::Privatized);  // two labels: a real radix pass, not worth it
+  s.m = 1;
   CHECK(ar::decide(s, p) == P::FullSort);
-  // Gather: no look; the passes where the table straddles the L2, thrust's otherwise.
+  // Gather: no look; the passes where the table straddles the L2, thrust's otherwise and for few inputs.
   s.gather = true, s.m = 1 << 20;
   CHECK(!ar::needs_look(s) && ar::by_size(s) == P::Thrust);
   s.m = std::uint32_t(s.l2_bytes / 4);
   CHECK(ar::by_size(s) == P::Passes);
+  s.n = std::int64_t(ar::kSparse * s.m) + 1;  // (the passes need m past 6 M words: kSparse decides before kFewInputs)
+  CHECK(ar::by_size(s) == P::Passes);
+  s.n = std::int64_t(ar::kSparse * s.m) - 1;
+  CHECK(ar::by_size(s) == P::Thrust);
 }
 
 void test_decimal_rule() {
@@ -432,7 +452,7 @@ void test_possible() {
   check_possible<lp::multiscan::auto_rule::Sizes>("multiscan", [](harness::Rng& r) {
     lp::multiscan::auto_rule::Sizes s;
     s.n = draw_n(r), s.m = draw_m(r), s.register_scan = coin(r), s.single_pass = coin(r), s.partitioned = coin(r), s.sort_shared = coin(r);
-    s.sort_global = coin(r), s.relabel = coin(r);
+    s.sort_global = coin(r), s.relabel = coin(r), s.cub = s.sort_global && coin(r);
     return s;
   });
   check_possible<lp::histogram::auto_rule::Sizes>("histogram", [](harness::Rng& r) {

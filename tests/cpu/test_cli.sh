@@ -173,5 +173,23 @@ assert ran and rest and len(ran) + len(rest) == 40, (len(ran), len(rest))
 ' "$T/long/cpu.json" 2>"$T/err"; then bad "interrupted run: $(tail -1 "$T/err")"
 else ok; fi
 
+# Every run ends with one summary line; without a GPU the skipped records fold into one line per
+# reason (--verbose lists them), and a run where nothing ran (a GPU-only config) exits 4.
+"$B" sortedsearch --config "$SRC/configs/ci/sortedsearch.json" --out "$T/sum" >"$T/stdout" 2>"$T/stderr"; rc=$?
+last=$(tail -n 1 "$T/stdout")
+case "$last" in
+  "summary: "*" validated, 0 failed, "*" skipped"*) ok ;;
+  *) bad "summary line: rc=$rc, last line '$last'" ;;
+esac
+if grep -q "no CUDA device found\|older than this build's CUDA runtime\|no usable CUDA device" "$T/stderr"; then
+  grep -q "records\? skipped: no GPU; --verbose lists them" "$T/stdout" && ! grep -q "skipped (no GPU)" "$T/stdout" && ok ||
+    bad "no GPU: skipped rows not folded: $(head -5 "$T/stdout")"
+  "$B" sortedsearch --config "$SRC/configs/ci/sortedsearch.json" --verbose --out "$T/sumv" >"$T/stdout" 2>/dev/null
+  grep -q "skipped (no GPU)" "$T/stdout" && ok || bad "--verbose: the skipped rows are not listed"
+  "$B" sortedsearch --config "$SRC/configs/ci/sortedsearch.json" --variants mergepath_lower --out "$T/none" >"$T/stdout" 2>"$T/stderr"; rc=$?
+  [ $rc -eq 4 ] && [ -s "$T/none/sortedsearch.json" ] && grep -q "nothing ran" "$T/stderr" && ok ||
+    bad "nothing ran: exit $rc (expected 4): $(tail -2 "$T/stderr")"
+fi
+
 echo "cli: $passes passed, $fails failed"
 [ $fails -eq 0 ]

@@ -10,7 +10,7 @@ configs/histogram/scaling.json, streaming.json and configs/sortedsearch/scaling.
 RESULTS_DIR (mr_m.json, mr_m30.json, mr_st.json, hist.json, hist_st.json, ss.json); a missing file
 leaves its figure out with one line on stderr. Only records that ran and validated are drawn.
 
-The model (README, "Several GPUs"), fitted separately for every GPU count N of the run:
+The model (docs/multi-gpu.md), fitted separately for every GPU count N of the run:
   multireduce, histogram  T(N) = T_local(n/N) + alpha_N + beta_N * m * bytes per bucket
   sorted search           T(N) = T_local(|A|/N + |B|/N) + alpha_N + beta_N * gathered bytes,
                           gathered bytes = 4 |A| (N - 1) / N (every part but GPU 0's)

@@ -9,7 +9,7 @@ streaming.json and configs/histogram/scaling.json, streaming.json from RESULTS_D
 mr_m30.json, mr_n.json, mr_st.json, hist.json, hist_st.json); a missing file leaves its figure
 out with one line on stderr. Only records that ran and validated are drawn.
 
-The model (README, "Several GPUs"): T(N) = T_local(n/N) + T_collective(m, N), with
+The model (docs/multi-gpu.md): T(N) = T_local(n/N) + T_collective(m, N), with
   T_local(n', m)  the same variant's one-GPU time at n' inputs and m buckets, interpolated linearly
                   in n between the one-GPU points of the run (extrapolated past the ends);
   T_collective    alpha + beta * m * bytes per bucket, fitted (least squares in relative error) to

@@ -247,12 +247,35 @@ RunConfig load_config(const std::string& text, const std::string& source, const 
   return cfg;
 }
 
-void make_quick(RunConfig& cfg) {
+void make_quick(RunConfig& cfg, const Study& study) {
   cfg.reps.warmup = std::min(cfg.reps.warmup, 1);
   cfg.reps.min = std::min(cfg.reps.min, 3);
   cfg.reps.max = std::min(cfg.reps.max, 5);
   cfg.reps.budget_ms = std::min(cfg.reps.budget_ms, 100.0);
-  cfg.as_run["quick"] = true;
+  // Sizes too: a point whose largest size axis exceeds kQuickMaxSize has all its size axes divided by
+  // the same power of two (their ratios, e.g. inputs per bucket, stay), so that a smoke run of a
+  // default config takes seconds on a CPU. A point the study refuses so shrunk keeps its sizes; points
+  // that shrink to the same one run once.
+  constexpr std::int64_t kQuickMaxSize = std::int64_t(1) << 20;
+  const auto axes = study.axes();
+  std::vector<Params> points;
+  for (Params p : cfg.points) {
+    std::int64_t largest = 0;
+    for (const auto& a : axes)
+      if (a.kind == AxisKind::Size && p.count(a.name)) largest = std::max(largest, std::get<std::int64_t>(p.at(a.name)));
+    int shift = 0;
+    while ((largest >> shift) > kQuickMaxSize) ++shift;
+    if (shift > 0) {
+      Params q = p;
+      for (const auto& a : axes)
+        if (a.kind == AxisKind::Size && q.count(a.name))
+          q[a.name] = std::max<std::int64_t>({std::get<std::int64_t>(q.at(a.name)) >> shift, a.min, 1});
+      if (study.check_params(q).empty()) p = q;
+    }
+    if (std::find(points.begin(), points.end(), p) == points.end()) points.push_back(p);
+  }
+  cfg.points = points;
+  cfg.as_run["quick"] = {{"size_limit", kQuickMaxSize}};
 }
 
 void select_variants(RunConfig& cfg, const std::string& comma_list, const Study& study) {

@@ -39,8 +39,9 @@ RunConfig load_config(const std::string& text, const std::string& source, const 
 // Parses a size: an integer, "2^k", "2^k+c" or "2^k-c". Throws UsageError naming `key`.
 std::int64_t parse_size(const nlohmann::json& v, const std::string& key);
 
-// Makes the run short (--quick): fewer warm-ups and samples, a small budget.
-void make_quick(RunConfig& cfg);
+// Makes the run short (--quick): fewer warm-ups and samples, a small budget, and sizes cut to 2^20
+// (every size axis of a larger point divided by one power of two).
+void make_quick(RunConfig& cfg, const Study& study);
 
 // Replaces the config's variants (--variants a,b). Throws UsageError on an unknown name.
 void select_variants(RunConfig& cfg, const std::string& comma_list, const Study& study);

@@ -328,16 +328,34 @@ int dump_inputs(const Study& study, const RunConfig& cfg, const std::string& dir
   fs::remove_all(tmp);
   fs::create_directories(tmp);
   json points = json::array();
+  auto bytes_under = [](const fs::path& d) {
+    std::uintmax_t total = 0;
+    for (const auto& e : fs::recursive_directory_iterator(d))
+      if (e.is_regular_file()) total += e.file_size();
+    return total;
+  };
+  auto gib = [](double b) { return fmt::format("{:.2f} GiB", b / double(1 << 30)); };
+  std::uintmax_t written = 0;
+  size_t pi = 0;
   try {
-    for (size_t pi = 0; pi < cfg.points.size(); ++pi) {
+    for (; pi < cfg.points.size(); ++pi) {
       const std::string sub = "p" + std::to_string(pi);
       auto point = study.make_point(cfg.points[pi], cfg.seed, false);
       points.push_back({{"index", pi}, {"dir", sub}, {"params", params_to_json(cfg.points[pi])},
                         {"inputs", params_to_json(point->dump_inputs((tmp / sub).string()))}});
+      // The size as it grows, and a stop before the disk fills: the points left, at the mean size so
+      // far, must fit what is free.
+      written += bytes_under(tmp / sub);
+      const double left = double(written) / double(pi + 1) * double(cfg.points.size() - pi - 1);
+      std::cout << fmt::format("--dump-inputs: point {} of {}: {} written\n", pi + 1, cfg.points.size(), gib(double(written))) << std::flush;
+      if (left > double(fs::space(tmp).available))
+        throw std::runtime_error(fmt::format("the remaining {} points need about {}, and {} is free under {}", cfg.points.size() - pi - 1,
+                                             gib(left), gib(double(fs::space(tmp).available)), dir));
     }
   } catch (const Unsupported& e) {
     fs::remove_all(tmp);
-    throw UsageError(std::string("--dump-inputs: ") + e.what());
+    throw UsageError(fmt::format("--dump-inputs: point {} ({}): {}; every point of the config must be one this study dumps", pi,
+                                 format_params(cfg.points[pi]), e.what()));
   } catch (...) {
     fs::remove_all(tmp);
     throw;
@@ -346,7 +364,7 @@ int dump_inputs(const Study& study, const RunConfig& cfg, const std::string& dir
   write_atomically((tmp / "manifest.json").string(), manifest.dump(1) + "\n");
   fs::remove_all(target);
   fs::rename(tmp, target);
-  std::cout << "inputs of " << cfg.points.size() << " points: " << dir << "/manifest.json\n";
+  std::cout << "inputs of " << cfg.points.size() << " points (" << gib(double(written)) << "): " << dir << "/manifest.json\n";
   return 0;
 }
 
@@ -373,10 +391,15 @@ int study_main(int argc, char** argv, const Study& study) {
         return "a CUDA device ordinal is 0 or more, got '" + v + "'";
       },
       "INT>=0");
-  app.add_option("--device", device, "CUDA device ordinal")->check(ordinal);
-  app.add_option("--gpus", gpus, "GPUs the multi-GPU variants use: sets the config's 'gpus' axis in every point")
-      ->check(CLI::Range(1, 64));
-  app.add_flag("--quick", quick, "Few repetitions: a smoke run, not a measurement");
+  // A study whose variants all run on the CPU (cpu, cachesim) takes no GPU options and opens no GPU.
+  const auto all_variants = study.variants();
+  const bool uses_gpu = std::any_of(all_variants.begin(), all_variants.end(), [](const VariantSpec& v) { return v.kind != VariantKind::Cpu; });
+  if (uses_gpu) {
+    app.add_option("--device", device, "CUDA device ordinal")->check(ordinal);
+    app.add_option("--gpus", gpus, "GPUs the multi-GPU variants use: sets the config's 'gpus' axis in every point")
+        ->check(CLI::Range(1, 64));
+  }
+  app.add_flag("--quick", quick, "A smoke run, not a measurement: few repetitions, sizes cut to 2^20");
   app.add_flag("--force", force, "Overwrite existing result files");
   app.add_flag("--verbose", verbose, "List every record, the skipped ones too (default: one line per reason they were skipped)");
   app.add_flag("--print-config", print_config, "Print the embedded default config and exit");
@@ -434,7 +457,7 @@ int study_main(int argc, char** argv, const Study& study) {
     }
     if (!variants.empty()) select_variants(cfg, variants, study);
     if (gpus > 0) set_axis(cfg, "--gpus", "gpus", Value(std::int64_t(gpus)), study);
-    if (quick) make_quick(cfg);
+    if (quick) make_quick(cfg, study);
     faults = injected_faults(cfg);
     if (!resume.empty()) {
       state = load_state(resume);
@@ -457,13 +480,17 @@ int study_main(int argc, char** argv, const Study& study) {
   std::unique_ptr<DeviceMemoryLimit> memory_limit;
   std::unique_ptr<GpuTimer> timer;
   try {
-    gpu = open_gpu(device);
+    if (uses_gpu) {
+      gpu = open_gpu(device);
+    } else {
+      gpu.absent_reason = "not needed: every variant of this study runs on the CPU";
+    }
     if (gpu.present) {
       memory_limit = std::make_unique<DeviceMemoryLimit>(cfg.device_memory_limit);
       if (!state.ceilings) state.ceilings = measure_ceilings(gpu.l2_bytes, free_device_bytes());
       ceil = *state.ceilings;
       timer = std::make_unique<GpuTimer>(gpu.l2_bytes);
-    } else if (resume.empty()) {
+    } else if (resume.empty() && uses_gpu) {
       std::cerr << prog << ": " << gpu.absent_reason << "; running the CPU variants only\n";
     }
   } catch (const UsageError& e) {

@@ -119,7 +119,15 @@ LP_SYSFS_CACHE_DIR="$T/nothing" "$B" cachesim --config "$T/cs_host.json" --out "
 "$B" cachesim --config "$SRC/configs/ci/cachesim.json" --out "$T/cs" >/dev/null 2>"$T/stderr"; rc=$?
 [ $rc -eq 0 ] && [ -s "$T/cs/cachesim.json" ] && ! grep -q '"validation": "fail"' "$T/cs/cachesim.json" && grep -q '"predicted_ns.overlap"' "$T/cs/cachesim.json" && ok || bad "cachesim ci config: rc=$rc $(tail -2 "$T/stderr")"
 
-# Several GPUs (issue 16): --gpus sets the gpus axis of every point (the records say so; without a
+# The CPU-only studies take no GPU options and say nothing of a GPU.
+"$B" cpu --help >"$T/help" 2>&1
+! grep -q -- "--device\|--gpus" "$T/help" && ok || bad "bench cpu --help lists GPU options"
+"$B" cachesim --gpus 2 --out "$T/cs2" >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && [ ! -e "$T/cs2" ] && ok || bad "bench cachesim --gpus 2: rc=$rc $(cat "$T/err")"
+"$B" cpu --config "$SRC/configs/ci/cpu.json" --out "$T/cpu2" >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 0 ] && ! grep -qi "gpu\|cuda" "$T/err" && ok || bad "bench cpu: rc=$rc, stderr mentions a GPU: $(head -2 "$T/err")"
+
+# Several GPUs: --gpus sets the gpus axis of every point (the records say so; without a
 # GPU the sharded variant is skipped and the CPU one runs); a study without the axis refuses it;
 # n above 2^30 needs source host; a shard_variant that is not a one-GPU bucket variant is refused.
 "$B" multireduce --config "$SRC/configs/ci/multireduce.json" --gpus 2 --variants sharded_auto,cpu_sequential --out "$T/g2" >/dev/null 2>"$T/err"; rc=$?

@@ -1,4 +1,5 @@
 // Config parsing: sizes, sweeps and explicit points, defaults, and one clear error per bad input.
+#include <algorithm>
 #include <string>
 
 #include "apps/harness/config.hpp"
@@ -75,8 +76,18 @@ int main() {
   CHECK(c.variants.size() == 1 && c.variants[0] == "beta" && c.reps.max == 9 && !c.cold && !c.validate);
   harness::select_variants(c, "gamma,alpha", study);
   CHECK(c.variants.size() == 2 && c.variants[0] == "gamma");
-  harness::make_quick(c);
+  harness::make_quick(c, study);
   CHECK(c.reps.max <= 5);
+  // --quick cuts sizes to 2^20: larger points divided by one power of two; points that shrink to
+  // the same one run once; small points stay.
+  c = harness::load_config(R"({"study": "fake", "axes": {"n": ["2^10", "2^20+1", "2^26", "2^27"], "op": ["add", "min"]}})", "t", study);
+  harness::make_quick(c, study);
+  std::vector<std::int64_t> ns;
+  for (const auto& p : c.points) ns.push_back(harness::as_int(p, "n"));
+  CHECK_MSG(c.points.size() == 6, c.points.size());  // 2^10, 2^19 (from 2^20+1), 2^20 (from 2^26 and 2^27), per op
+  for (auto n : ns) CHECK_MSG(n <= (std::int64_t(1) << 20), n);
+  CHECK(std::count(ns.begin(), ns.end(), std::int64_t(1) << 10) == 2);
+  CHECK(c.as_run["quick"]["size_limit"] == (1 << 20));
 
   // Every error: one line, naming the key and the reason.
   struct Case { const char* text; const char* expect; };

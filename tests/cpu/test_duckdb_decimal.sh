@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The DuckDB anchor on the decimal study end to end (issue 14): bench decimal --dump-inputs, then
+# The DuckDB anchor on the decimal study end to end: bench decimal --dump-inputs, then
 # scripts/duckdb/duckdb_anchor.mjs (its decimal module, scripts/duckdb/decimal.mjs) runs the query
 # per product, sum(price * quantity) in DECIMAL(38, s), as a group-by and as the article's window
 # plan, and validates every point exactly against the reference's groups, sum, min and max of the
@@ -22,6 +22,11 @@ printf '%s' '{"study": "decimal", "seed": 5, "axes": [
 printf '%s' '{"study": "decimal", "seed": 5, "axes": [{"n": 100, "m": 7, "type": "double"}]}' > "$T/double.json"
 "$B" --config "$T/double.json" --dump-inputs "$T/dump_double" >/dev/null 2>"$T/err"; rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && [ ! -e "$T/dump_double" ] && ok || bad "dump of double: rc=$rc $(cat "$T/err")"
+# A mixed config: the refusal names the point and its parameters; the points dumped before it are removed.
+printf '%s' '{"study": "decimal", "seed": 5, "points": [{"n": 100, "m": 7, "type": "decimal128"}, {"n": 100, "m": 7, "type": "double"}]}' > "$T/mixed.json"
+"$B" --config "$T/mixed.json" --dump-inputs "$T/dump_mixed" >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && grep -q "point 1 (.*type=double" "$T/err" && [ ! -e "$T/dump_mixed" ] && [ ! -e "$T/dump_mixed.partial" ] && ok ||
+  bad "dump of a mixed config: rc=$rc $(cat "$T/err")"
 
 node "$S" "$T/dump" "$T/duck.json" --runs 2 --threads 2 >"$T/out" 2>&1 && ok || bad "duckdb run: $(tail -3 "$T/out")"
 python3 - "$T/duck.json" "$T/dump/manifest.json" <<'PY' && ok || bad "duckdb records"

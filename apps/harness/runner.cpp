@@ -108,6 +108,14 @@ class Progress {
   std::chrono::steady_clock::time_point t0_;
 };
 
+// Counts by reason, in order of first appearance.
+using Tally = std::vector<std::pair<std::string, size_t>>;
+void tally(Tally& t, const std::string& reason) {
+  auto it = std::find_if(t.begin(), t.end(), [&](const auto& x) { return x.first == reason; });
+  if (it == t.end()) t.emplace_back(reason, 1);
+  else ++it->second;
+}
+
 // The records as a table. Records that did not run (skipped, not run) are folded into one line per
 // reason unless `verbose`: without a GPU they are most of a study's rows, and the reason is the news.
 void print_summary(const std::vector<Record>& records, std::ostream& os, bool verbose) {
@@ -120,12 +128,10 @@ void print_summary(const std::vector<Record>& records, std::ostream& os, bool ve
   }
   os << fmt::format("{:<{}}  {:<4}  {:<{}}  {:>10}  {:>6}  {:>9}  {:>8}  {:>6}  {}\n", "variant", wv, "kind", "params",
                     wp, "median ms", "rsd%", "ns/input", "GB/s", "%copy", "check");
-  std::vector<std::pair<std::string, size_t>> reasons;  // in order of first appearance
+  Tally reasons;
   for (const auto& r : records) {
     if (folded(r)) {
-      auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& x) { return x.first == r.note; });
-      if (it == reasons.end()) reasons.emplace_back(r.note, 1);
-      else ++it->second;
+      tally(reasons, r.note);
     } else if (r.time) {
       os << fmt::format("{:<{}}  {:<4}  {:<{}}  {:>10.4f}  {:>6.1f}  {:>9.5f}  {:>8.1f}  {:>6}  {}\n", r.variant, wv,
                         to_string(r.kind), format_params(r.params), wp, r.time->median, 100 * r.time->rsd(),
@@ -144,7 +150,7 @@ void print_summary(const std::vector<Record>& records, std::ostream& os, bool ve
 // One line that ends every run: what validated, failed and was skipped, by reason.
 std::string summary_line(const std::vector<Record>& records) {
   size_t validated = 0, unchecked = 0, failed = 0, skipped = 0;
-  std::vector<std::pair<std::string, size_t>> reasons;
+  Tally reasons;
   for (const auto& r : records) {
     if (r.status == "failed") {
       ++failed;
@@ -152,11 +158,7 @@ std::string summary_line(const std::vector<Record>& records) {
       ++(r.validation == "pass" ? validated : unchecked);
     } else {
       ++skipped;
-      // "not run: interrupted (...)" and the like: the reason up to its first detail
-      const std::string why = r.note.substr(0, r.note.find_first_of(":("));
-      auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& x) { return x.first == why; });
-      if (it == reasons.end()) reasons.emplace_back(why, 1);
-      else ++it->second;
+      tally(reasons, r.note.substr(0, r.note.find_first_of(":(")));  // "not run: interrupted (...)": up to its first detail
     }
   }
   std::string line = fmt::format("summary: {} record{}: {} validated", records.size(), records.size() == 1 ? "" : "s", validated);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the histogram study's photographs as raw 8-bit samples (issue 4).
+"""Writes the histogram study's photographs as raw 8-bit samples.
 
 usage: make_images.py [DIR]      (default: build/images, which git ignores)
 

@@ -22,17 +22,17 @@ otherwise.
   fig2_8.png   (cachesim_sort_bits.json) the same with enforced sequential fetching measured: what the
                thesis's sequential model describes.
   sim_vs_measured.png (cachesim.json) the naive multireduce (Alg 2.2) measured against both models'
-               predictions for m 2^4..2^26, and the error of each (issue 18's 20% band shaded).
-  model_curves.png (cachesim.json) the calibration (issue 18): the pointer chase and the update probe
+               predictions for m 2^4..2^26, and the error of each (the model's 20% band shaded).
+  model_curves.png (cachesim.json) the calibration: the pointer chase and the update probe
                measured at every working set (2 MiB and 4 KiB pages), and the latency curve the model
                derived for each level.
-  model_targets.md (cachesim.json, cachesim_sort_bits.json) issue 18's targets: the overlap model's
+  model_targets.md (cachesim.json, cachesim_sort_bits.json) the timing model's targets: the overlap model's
                error at every m, and the recommended sort bits against the measured best.
   sim_speed.png (sim_speed.json) the simulator's speed: simulated accesses per second on one core
                for each hierarchy preset against m (the 100 M/s and 40 M/s targets marked).
   threads_m.png (cpu_threads.json) the multithreaded multireduce on all hardware
                threads (private buckets / radix partitioning, and owned bucket ranges) as a fraction
-               of the streaming read measured at the same point, against m (issue 18's targets).
+               of the streaming read measured at the same point, against m (the threads' targets).
   table2_1.md  (cpu.json, cachesim.json) data-TLB load miss rate of the simple multireduce per m:
                hardware counters where the machine exposes them, else the simulator's (marked so).
   threads.png  (cpu.json) the multithreaded multireduce as a fraction of the streaming-read bandwidth
@@ -347,7 +347,7 @@ def model_targets(res, out):
     doc2, sb = load(res, "cachesim_sort_bits.json")
     if not sims and not sb:
         return lpresults.skip("model_targets.md", "no cachesim.json or cachesim_sort_bits.json records")
-    lines = ["# Issue 18 targets on " + (machine(doc or doc2) or "?"), "",
+    lines = ["# The timing model's targets on " + (machine(doc or doc2) or "?"), "",
              "## The overlap model against the measured Alg 2.2 (target: within 20% at every m)", "",
              "| n | m | measured ns | predicted ns | error | sequential model error |", "| ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in sims:

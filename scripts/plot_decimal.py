@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Figures and tables of the decimal study (issue 14: per product, sum(price × quantity) in
+"""Figures and tables of the decimal study (per product, sum(price × quantity) in
 decimal128, decimal64 and double, a GPU group-by against the CPU, CUB and DuckDB).
 
 usage: plot_decimal.py RESULTS.json [MORE.json ...] OUT_DIR
@@ -22,7 +22,7 @@ largest n, which its legend entry names.
   decimal_types.png  auto's time per row against m for decimal128, decimal64 and double (a colour
                  per type), with the fastest CPU variant of each type (dash-dot) and DuckDB
                  (decimal128, dotted) where present; a panel per distribution.
-  decimal_targets.md  issue 14's targets as measured ratios at n = 2^26 (the worst m of each, met or
+  decimal_targets.md  the decimal study's targets as measured ratios at n = 2^26 (the worst m of each, met or
                  not met), and the double query's wrong groups (float total differing from the exact
                  one in cents) at each m.
 """
@@ -337,7 +337,7 @@ def targets(docs, recs, out):
                 pairs.append((max(x, y) / min(x, y), f"m = {lpresults.pow2(lo)} -> {lpresults.pow2(hi)}, {'slower' if y > x else 'faster'}"))
             row(f"{ty} auto: largest time ratio between neighbouring m (the slower over the faster)", d, worst(pairs, max, len(ms)), "<= 3",
                 lambda v: v <= 3)
-    lines = ["# Decimal study: issue 14's targets, measured\n",
+    lines = ["# Decimal study: the targets, measured\n",
              f"{machines(docs)}. Every ratio at n = 2^26 rows, over the m values of the sweep (the figures' records: one "
              "price type per type, decimal64 with on_overflow null, the fastest record of a variant at a point); "
              "'worst at' names the m of the worst ratio, 'm values' how many m it was taken over; 'no records' where a "

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Figures and the target table of issue 17 (and issue 16's sorted search): multireduce, histogram
+"""Figures and the target table of the multi-GPU runs (and of the sorted search over several GPUs): multireduce, histogram
 and sorted search on one, two and four GPUs of one machine (one process driving them through
 NCCL), and the streamed mode against the host-to-device probe.
 
@@ -303,7 +303,7 @@ def main():
                                          "unaccounted (us)"], rows))
     if lines:
         lpresults.write_text(os.path.join(out, "gpus_targets.md"),
-                             f"# Issues 16 and 17 on {gpu}s over {link}: targets as measured ratios\n\nRuns and their binaries' commits: {runs}.\n\n"
+                             f"# Several GPUs: {gpu}s over {link}: targets as measured ratios\n\nRuns and their binaries' commits: {runs}.\n\n"
                              + "".join(lines))
 
 

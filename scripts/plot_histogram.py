@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Figures and the target table of the histogram study (issue 4; thesis 4.3.1, 4.5.2, Appendix A).
+"""Figures and the target table of the histogram study (thesis 4.3.1, 4.5.2, Appendix A).
 
 usage: plot_histogram.py RESULTS_DIR OUT_DIR
 
@@ -18,7 +18,7 @@ unit is ns per input (one sample), log axis. Line helpers are plot_multireduce.p
                    with ours and CUB beside them.
   bins.png         u32 samples: ns per input against the bin count (256 .. 2^18), the best of ours
                    (its name at each point) and CUB HistogramEven; one panel per input kind.
-  targets.md       the issue's targets at the largest n: best of ours vs CUB per input and bin
+  targets.md       the study's targets at the largest n: best of ours vs CUB per input and bin
                    count (speed-up, fraction of the copy ceiling), BankTRISH x8 vs TRISH.
 """
 import glob
@@ -188,7 +188,7 @@ def targets(doc, recs):
     head = ["sample", "bins", "input", "n", "best of ours", "ns/input", "CUB ns/input", "speed-up vs CUB", "% copy ceiling",
             "TRISH / BankTRISH x8"]
     lpresults.write_text(os.path.join(pm.OUT, "targets.md"),
-                         f"# Histogram targets (issue 4)\n\n{pm.header(doc, recs)}\n\n"
+                         f"# Histogram targets\n\n{pm.header(doc, recs)}\n\n"
                          "Targets: 256 bins >= 1.3x CUB (u8 also >= 90% of the copy ceiling); 4096 and 65536 bins >= 3x CUB.\n\n"
                          + lpresults.md_table(head, rows))
 
@@ -206,7 +206,7 @@ def main():
     fig_a(doc, recs)
     bins_fig(doc, recs)
     targets(doc, recs)
-    # Issue 15: auto within 5% of the best variant at every point of the default sweeps.
+    # auto within 5% of the best variant at every point of the default sweeps.
     lpresults.auto_table(results, ["histogram.json", "issue15/session6/histogram_probe_look_20a12f9.json"], "histogram", os.path.join(pm.OUT, "auto.md"))
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Figures and tables of the join study (issue 13; He et al. 2008's comparisons redone).
+"""Figures and tables of the join study (He et al. 2008's comparisons redone).
 
 usage: plot_join.py RESULTS.json [MORE.json ...] OUT_DIR
 
@@ -13,10 +13,10 @@ on stderr (exit 0). Only records that ran and validated are drawn (lpresults.tim
                  line per variant: GPU joins solid, CPU joins dash-dot, DuckDB dashed; log axes.
   join_table.md  per point (size, distribution): every variant's median time, and how many times
                  faster the fastest GPU join is than the fastest CPU join and than DuckDB, and the
-                 fastest CPU join than DuckDB (the issue's speed-up table).
+                 fastest CPU join than DuckDB (the study's speed-up table).
   join_skew.png  throughput (input tuples per second) of every variant at |R| = |S| = 2^24 for
                  unique, uniform and zipf foreign keys (s = 0.5, 1, 1.5).
-  join_targets.md  issue 13's targets as measured ratios: the best GPU join against the multi-
+  join_targets.md  the join study's targets as measured ratios: the best GPU join against the multi-
                  threaded CPU hash join and DuckDB at 2^26 (and with the PCIe transfers), SMJ's
                  merge step against the copy ceiling, zipf 1.5 against uniform per variant.
 """
@@ -171,7 +171,7 @@ def targets(docs, recs, out):
     t = big[best]["time_ms"]["median"]
     m = big[best].get("metrics", {})
     t_pcie = t + m.get("h2d_ms", 0) + m.get("d2h_ms", 0)
-    lines = [f"# Join study: issue 13's targets, measured\n\nGPU: {gpu_of(docs)}; CPU: {cpu_of(docs, recs)}.\n",
+    lines = [f"# Join study: the targets, measured\n\nGPU: {gpu_of(docs)}; CPU: {cpu_of(docs, recs)}.\n",
              f"## |R| = |S| = 2^26 unique int32 keys, pairs materialised\n",
              f"Best GPU join: `{best}`, {t:.2f} ms on the GPU; {t_pcie:.1f} ms with R and S uploaded and the pairs downloaded "
              f"over PCIe from pageable host memory ({m.get('h2d_ms', 0):.1f} ms up, {m.get('d2h_ms', 0):.1f} ms down).\n"]

@@ -303,7 +303,7 @@ def main():
     simple("fig4_25.png", "multireduce.json", "Fig 4.25: commutative comparison (int32 add, uniform labels)", [],
            distribution="uniform", **BASE)
     summary()
-    # Issue 15: auto within 5% of the best variant at every point of the default sweeps.
+    # auto within 5% of the best variant at every point of the default sweeps.
     lpresults.auto_table(RESULTS, ["multireduce.json", "multireduce_targets.json", "multireduce_auto_large_m.json"], "multireduce",
                          os.path.join(OUT, "auto.md"), leave_out=("thrust_reduce_by_key_sorted", "thrust_scan_by_key_sorted"))
 

@@ -20,7 +20,7 @@ stated. The drawing helpers are the multireduce script's (one plotting helper fo
   summary.png     (multiscan_targets.json, else multiscan.json) per m and distribution: the best
                   "ours" variant (named at each change), the best peer (thrust_scan_by_key_sorted
                   left out: its time excludes the sort) and the CPU, as a fraction of the copy
-                  ceiling measured in the same run (grey line: the ceiling; dotted: the issue's
+                  ceiling measured in the same run (grey line: the ceiling; dotted: the study's
                   60% target for m <= 256).
 """
 import os
@@ -122,7 +122,7 @@ def summary():
 
     def names(ax, rs):
         ax.axhline(1.0, color="gray", lw=0.8)  # the copy ceiling itself
-        ax.axhline(0.6, color="gray", lw=0.8, ls=":")  # issue 5's target for m <= 256
+        ax.axhline(0.6, color="gray", lw=0.8, ls=":")  # the study's target for m <= 256
         lpresults.name_winners(ax, rs, "best ours", xytext=(2, 6), rotation=35, fontsize=6.5, color="tab:red")
 
     ceiling = doc["ceilings"]["copy_GBps"]
@@ -148,7 +148,7 @@ def main():
            "Figs B.1, B.2: the sequential multiscan per thread inside Alg 5.2, bucket sets in global / shared memory",
            ["seq_global", "seq_shared", "cpu_sequential"], **BASE, mode="exclusive")
     summary()
-    # Issue 15: auto within 5% of the best variant at every point of the default sweeps.
+    # auto within 5% of the best variant at every point of the default sweeps.
     lpresults.auto_table(RESULTS, ["multiscan.json", "multiscan_targets.json", "issue15/session2/probe_repeats.json"], "multiscan",
                          os.path.join(out, "auto.md"), leave_out=("thrust_scan_by_key_sorted",))
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Figures and the target table of the patched-array study (issue 12, study 2: Vortex PatchedArray,
+"""Figures and the target table of the patched-array study (Vortex PatchedArray,
 G-ALP).
 
 usage: plot_patched.py RESULTS.json OUT_DIR
@@ -11,13 +11,13 @@ minimal traffic: the compressed array read once (packed words, bases, lane_offse
 values) plus the decoded column written once, the same byte count for every variant. The figures
 draw the GPU variants on a linear axis (their differences are a few tens of percent; the CPU
 baselines, two to three orders of magnitude below, are named in the title with their range), the
-run's read ceiling (ceilings.read_GBps, the issue's target's reference) and 85% of it.
+run's read ceiling (ceilings.read_GBps, the study's target's reference) and 85% of it.
 
   patched_rate.png       GB/s against the patch rate (0 and 0.01%..10%, symlog axis) per variant;
                          one row of panels per type (at the bit width its sweep used), uniform and
                          clustered patches side by side.
   patched_bit_width.png  u32 at 1% uniform patches: GB/s against the bit width per variant.
-  patched_targets.md     the issue's targets per type, patch layout and rate: fused, fused_warp_apply
+  patched_targets.md     the study's targets per type, patch layout and rate: fused, fused_warp_apply
                          and auto as a fraction of the read ceiling, their speed-up over decode + thrust::scatter,
                          and clustered against uniform time.
 """
@@ -150,7 +150,7 @@ def targets(doc, recs, out):
     if not rows:
         return lpresults.skip(out, "no fused/auto records")
     where = f"read ceiling {ceil:.0f} GB/s (same run; traffic counted: compressed bytes in + decoded bytes out)" if ceil else "no read ceiling (no GPU)"
-    text = ("# Patched study: the issue's targets\n\n"
+    text = ("# Patched study: the study's targets\n\n"
             f"{header(doc, recs)}; {where}. Targets: fused >= 0.85 of the ceiling at rates <= 1%; >= 2x decode + "
             "thrust::scatter at rates <= 5%; clustered no slower than 2x uniform.\n\n"
             + lpresults.md_table(["type", "w", "patches", "rate", "fused / ceiling", "fused_warp_apply / ceiling", "auto / ceiling", "auto's plan",

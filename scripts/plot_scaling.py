@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Figures and the target table of issue 16: multireduce and histogram on one GPU against two (one
+"""Figures and the target table of the two-GPU runs: multireduce and histogram on one GPU against two (one
 process driving both through NCCL), and the streamed mode against the host-to-device probe.
 
 usage: plot_scaling.py RESULTS_DIR OUT_DIR
@@ -23,7 +23,7 @@ between the points of the sweep). Both are checked here against the measured spe
   scaling_n.png          scaling efficiency (speedup / 2) against n at m = 256 and 2^16, with the model.
   streaming.png          GB/s of the streamed runs (n = 2^33 samples, 2^32 pairs: 32 GiB) on one and
                          two GPUs against the host-to-device probe of the same chunks in the same run.
-  scaling_targets.md     the issue's targets as measured ratios; the model's error at every point.
+  scaling_targets.md     the study's targets as measured ratios; the model's error at every point.
 """
 import math
 import os
@@ -330,7 +330,7 @@ def main():
         draw_m(axes[1], hist_sweeps, f"histogram (u32 samples, uniform): {VARIANT}", "bins")
         fig.suptitle(f"Two {gpu}s over {link} against one (one process, NCCL): where a second GPU stops paying")
         fig.text(0.5, 0.005, f"runs (binaries' commits): {runs}; before ab62263 only GPU 0's L2 was flushed between repetitions "
-                 "(results/h200x2/issue16/README.md)", ha="center", fontsize=7, color="dimgrey")
+                 "(results/h200x2/multi-gpu/README.md)", ha="center", fontsize=7, color="dimgrey")
         fig.tight_layout(rect=(0, 0.03, 1, 1))
         lpresults.write_figure(fig, os.path.join(out, "scaling_m.png"), dpi=110)
 
@@ -387,7 +387,7 @@ def main():
         lines.append("T(2) = T_local(n/2) + alpha + beta m b: T_local the one-GPU time of the same run, alpha and beta fitted to the collective phase.\n\n")
         lines.append(lpresults.md_table(["study", "alpha (us)", "1/beta (GB/s)", "fitted on", "points", "median |error|", "max |error|"], rows))
     if lines:
-        lpresults.write_text(os.path.join(out, "scaling_targets.md"), f"# Issue 16 on two {gpu}s over {link}: targets as measured ratios\n\n" + "".join(lines))
+        lpresults.write_text(os.path.join(out, "scaling_targets.md"), f"# Two {gpu}s over {link}: targets as measured ratios\n\n" + "".join(lines))
 
 
 if __name__ == "__main__":

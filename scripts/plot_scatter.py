@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Figures and tables of the scatter/gather study (issue 12, study 1; thesis 1.2, 3.2.2, 4.5.1, Table 4.3).
+"""Figures and tables of the scatter/gather study (thesis 1.2, 3.2.2, 4.5.1, Table 4.3).
 
 usage: plot_scatter.py INPUT OUT_DIR
 
@@ -22,7 +22,7 @@ tables use the uniform int32 records at the largest n with every knob at the var
                  one line per m (thesis 4.5.1).
   sort_bits.md   the same: the best sortBits per m against the variant's own choice and naive.
   summary.md     per op and m: the best GPU variant against the probe, thrust, cub_sort and auto (the
-                 issue's targets: best within 1.25x of the probe; >= 1.5x thrust at m >= 2^24).
+                 study's targets: best within 1.25x of the probe; >= 1.5x thrust at m >= 2^24).
 """
 import glob
 import math
@@ -261,7 +261,7 @@ def summary(doc, rs, out):
                                   "cub_sort (ns)", "auto (ns)", "auto / best peer"], rows)
             + "\nns per input (median time / n). Best: the fastest GPU variant, ours or peer (the probe and the CPU left out; "
               "any-one-wins and last-one-wins variants alike). Ratios of ns per input: best / probe <= 1.25 and thrust / best >= 1.5 "
-              "at m >= 2^24 are the issue's targets; auto / best peer < 1 means auto is faster than the faster of thrust and "
+              "at m >= 2^24 are the study's targets; auto / best peer < 1 means auto is faster than the faster of thrust and "
               "cub_sort (named).\n")
     lpresults.write_text(out, text)
 

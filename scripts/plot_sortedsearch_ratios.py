@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Figures of the sorted-search ratio sweep (issue 21): every variant against |B| / |A|.
+"""Figures of the sorted-search ratio sweep: every variant against |B| / |A|.
 
 usage: plot_sortedsearch_ratios.py RESULTS.json [RESULTS.json ...] OUT_DIR
 
@@ -10,7 +10,7 @@ RESULTS: the sweep's parts (configs/sortedsearch/ratios_int32.json, ratios_int64
   variant; the vertical line is auto's switch ratio (the metric switch_ratio of its records).
 - ratios_complete.png: the complete searches and cub::DeviceMerge (a pass over both inputs) the
   same way.
-- ratios_targets.md: issue 21's targets at every ratio, measured.
+- ratios_targets.md: the ratio sweep's targets at every ratio, measured.
 """
 import math
 import os
@@ -113,7 +113,7 @@ def auto_plan(r):
 
 
 def targets(docs, recs, path):
-    """Issue 21's targets at every ratio of every panel."""
+    """The ratio sweep's targets at every ratio of every panel."""
     rows = []
     for name, sel in panels(recs):
         by = {}
@@ -137,7 +137,7 @@ def targets(docs, recs, path):
                          f"{vs_mp:.2f}", f"{vs_th:.2f}", "met" if met else "not met", f"{cf:.2f}" if cf is not None else ""])
     head = ["inputs", "|B|/|A|", "auto runs", "auto ms", "auto / copy ceiling", "mergepath / auto (>= 1.3)",
             "thrust / auto (>= 4 in 1/16..16, else >= 1)", "both", "auto_complete / copy ceiling"]
-    lpresults.write_text(path, "# Sorted search against |B| / |A| (issue 21's targets, measured)\n\n"
+    lpresults.write_text(path, "# Sorted search against |B| / |A| (the ratio sweep's targets, measured)\n\n"
                          "Targets: auto lower bound >= 1.3x mergepath_lower at every ratio; >= 4x thrust::lower_bound "
                          "(sorted needles) within 1/16..16 and never slower elsewhere; >= 0.85 of the copy ceiling within "
                          "1/4..4; complete search >= 0.80 at |A| = |B|.\n\n" + lpresults.md_table(head, rows))

@@ -299,7 +299,7 @@ class ShardedBuckets {
 
   int gpus() const { return int(per_.size()); }
 
-  // What Combine::Auto is. On two H200s over NVLink (results/h200x2/issue16) ncclReduce took
+  // What Combine::Auto is. On two H200s over NVLink (results/h200x2/multi-gpu) ncclReduce took
   // 8.6 us up to m = 4096 where the gather and fold took 11-13 us (and 90-110 us at m = 16), and
   // 0.81 ms against 0.89-1.03 ms at m = 2^26 int32: NCCL's reduce wherever it has the operator.
   // On more GPUs the gather brings (N-1) m buckets into GPU 0 where NCCL's ring or tree moves

@@ -1,4 +1,4 @@
-// The decimal study's DuckDB statements (issue 14), run by duckdb_anchor.mjs on the sales rows that
+// The decimal study's DuckDB statements, run by duckdb_anchor.mjs on the sales rows that
 // `bench decimal --config C --dump-inputs DIR` dumped: per product, sum(price × quantity) in
 // DECIMAL(38, s), DuckDB's HUGEINT-backed decimal.
 //

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The suite's CPU database anchor (issues 13 and 14): DuckDB runs a study's query on the inputs that
+// The suite's CPU database anchor: DuckDB runs a study's query on the inputs that
 // `bench <study> --config C --dump-inputs DIR` dumped, warm, and writes one record per point and
 // statement in the suite's results format (kind "cpu"), validated against the study's reference.
 //

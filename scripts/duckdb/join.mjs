@@ -1,4 +1,4 @@
-// The join study's DuckDB statements (issue 13), run by duckdb_anchor.mjs on the relations that
+// The join study's DuckDB statements, run by duckdb_anchor.mjs on the relations that
 // `bench join --config C --dump-inputs DIR` dumped.
 //
 // Per point: r.csv and s.csv are loaded into tables r(key) and s(key), whose rowid is the tuple's

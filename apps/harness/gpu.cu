@@ -106,6 +106,8 @@ void inject_fault(const std::string& kind, void* stream) {
   }
 }
 
+std::string version_string(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
+
 GpuInfo open_gpu(int device) {
   GpuInfo g;
   int count = 0;
@@ -114,14 +116,13 @@ GpuInfo open_gpu(int device) {
     // The runtime reports a machine without a driver as "driver version is insufficient": tell that
     // case (no GPU driver, so no GPU) from a driver older than the runtime and from no device.
     int driver = 0, runtime = 0;
-    auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); };
     cudaDriverGetVersion(&driver);
     cudaRuntimeGetVersion(&runtime);
     if (e == cudaErrorInsufficientDriver && driver == 0)
       g.absent_reason = "no CUDA device found (no GPU driver is installed)";
     else if (e == cudaErrorInsufficientDriver)
-      g.absent_reason = "the GPU driver (CUDA " + version(driver) + ") is older than this build's CUDA runtime (" +
-                        version(runtime) + "): update the driver";
+      g.absent_reason = "the GPU driver (CUDA " + version_string(driver) + ") is older than this build's CUDA runtime (" +
+                        version_string(runtime) + "): update the driver";
     else if (e == cudaErrorNoDevice || e == cudaSuccess)
       g.absent_reason = "no CUDA device found";
     else

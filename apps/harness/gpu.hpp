@@ -23,6 +23,9 @@ struct GpuInfo {
   std::string cccl_version;
 };
 
+// A CUDA version number (12040) as "12.4".
+std::string version_string(int v);
+
 // Selects `device` and reads its properties; present=false (with the reason) when there is no
 // usable device. Throws UsageError when devices exist but `device` is not one of them.
 GpuInfo open_gpu(int device);

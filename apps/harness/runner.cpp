@@ -187,7 +187,6 @@ json gpu_json(const GpuInfo& g) {
               {"bus_width_bits", g.bus_width_bits}};
 }
 
-std::string version_string(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
 
 // Repeats `body` until the stopping rule of `reps` is met.
 template <class Body>

@@ -24,13 +24,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # called as `script INPUT OUTPUT`; an output ending in .png is one figure, else a folder. An input
 # may be several paths joined by "+" (a GPU's run and its host's CPU run): `script IN1 IN2 OUTPUT`.
 JOBS = [
-    ("sortedsearch", "plot_sortedsearch.py", "h100/sortedsearch.json", "h100/sortedsearch.png"),
+    ("sortedsearch", "plot_sortedsearch.py", "h100/sortedsearch/default.json", "h100/sortedsearch/figures/default.png"),
     ("sortedsearch ratios", "plot_sortedsearch_ratios.py",
-     "h100/sortedsearch_ratios/ratios_int32.json+h100/sortedsearch_ratios/ratios_int64.json+h100/sortedsearch_ratios/ratios_a24.json",
-     "h100/sortedsearch_ratios/figures"),
-    ("multireduce", "plot_multireduce.py", "h100", "h100/multireduce_figures"),
-    ("histogram", "plot_histogram.py", "h100", "h100/histogram_figures"),
-    ("multiscan", "plot_multiscan.py", "h100", "h100/multiscan_figures"),
+     "h100/sortedsearch/ratios_int32.json+h100/sortedsearch/ratios_int64.json+h100/sortedsearch/ratios_a24.json",
+     "h100/sortedsearch/figures"),
+    ("multireduce", "plot_multireduce.py", "h100/multireduce", "h100/multireduce/figures"),
+    ("histogram", "plot_histogram.py", "h100/histogram", "h100/histogram/figures"),
+    ("multiscan", "plot_multiscan.py", "h100/multiscan", "h100/multiscan/figures"),
     ("cpu, cachesim (dev VM)", "plot_cpu.py", "dev-vm", "dev-vm/figures"),
     ("cpu, cachesim (H100 host)", "plot_cpu.py", "h100-host", "h100-host/figures"),
     ("patched", "plot_patched.py", "h100/patched/patched.json", "h100/patched/figures"),
@@ -65,7 +65,7 @@ def active_jobs(results):
 # Keyed by the output's name without its extension; "study:name" (the study of JOBS) comes first,
 # for a name that several studies use.
 REFERENCE = {
-    "sortedsearch": "ModernGPU's sorted-search benchmark (the reference page's throughput figure)",
+    "sortedsearch:default": "ModernGPU's sorted-search benchmark (the reference page's throughput figure)",
     "ratios_lower": "beyond ModernGPU: the lower bound against |B| / |A|",
     "ratios_complete": "beyond ModernGPU: the complete search against |B| / |A|",
     "ratios_targets": "beyond ModernGPU: the ratio sweep's targets at every ratio",

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (through the device tool) over binaries built here for sm_90: the
-# reliability suite of issue 20, in phases named as arguments (each logs to $OUT/<phase>.log):
+# reliability suite, in phases named as arguments (each logs to $OUT/<phase>.log):
 #   tests     the GPU tests, the fuzz tests, the out-of-memory and restart tests
-#   issue     the issue's reproduction config (configs/reliability/multireduce_issue20.json)
+#   odd       odd sizes, every variant, in one process (configs/reliability/odd_sizes_multireduce.json)
 #   order     the order tests of the four GPU studies
 #   sanitize  memcheck and racecheck (SANITIZE_TOOLS=memcheck for one): the fuzz tests (quick), the
 #             order tests at small sizes, the out-of-memory test at small sizes
-#   records   a refactor's check (issue 19): every study's CI config run by the binaries of before
+#   records   a refactor's check: every study's CI config run by the binaries of before
 #             (.device/carry/before.tar.xz, a `before/` folder of bench executables) and of now,
 #             and the record sets compared (scripts/records_diff.py): on the GPU every variant runs
 # Binaries: .device/carry/bin.tar.xz (scripts/pack_bin.sh: stripped, packed to fit the 64 MiB
@@ -39,8 +39,8 @@ phase_tests() {
     --faults shared_privatized@1:trap,auto@2:launch,global_atomics@0:launch --work "$RES/restart"
 }
 
-phase_issue() {
-  step timeout "$T" "$BIN/bench" multireduce --config configs/reliability/multireduce_issue20.json --out "$RES/issue20" --force
+phase_odd() {
+  step timeout "$T" "$BIN/bench" multireduce --config configs/reliability/odd_sizes_multireduce.json --out "$RES/odd_sizes" --force
 }
 
 phase_order() {

@@ -12,6 +12,20 @@ import sys
 REGRET_DIR = "regret"
 
 
+def pyplot():
+    """matplotlib.pyplot on the Agg backend; where matplotlib is missing, one line naming what to
+    install, and exit 2 (not a traceback)."""
+    try:
+        import matplotlib
+    except ImportError:
+        print(f"{os.path.basename(sys.argv[0])}: matplotlib is missing for {sys.executable} "
+              "(install Debian's python3-matplotlib and run with /usr/bin/python3)", file=sys.stderr)
+        raise SystemExit(2)
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
 def load(path):
     """A results file, JSON or gzip-compressed JSON (.json.gz: the regret sweeps' many records)."""
     with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:

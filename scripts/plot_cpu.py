@@ -41,13 +41,9 @@ otherwise.
 import os
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lpresults  # noqa: E402
+plt = lpresults.pyplot()  # one line naming the missing matplotlib, not a traceback
 
 STYLE = {
     "multireduce_seq": ("multireduce (Alg 2.2)", "tab:red", "o"),

@@ -32,14 +32,10 @@ import statistics
 import sys
 from collections import Counter
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import LogFormatterMathtext, NullLocator  # noqa: E402
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lpresults  # noqa: E402
+plt = lpresults.pyplot()  # one line naming the missing matplotlib, not a traceback
+from matplotlib.ticker import LogFormatterMathtext, NullLocator  # noqa: E402
 
 STYLE = {  # variant: (label, colour, marker, line style); solid = ours, dashed = CUB, dash-dot = CPU, dotted = DuckDB
     "auto": ("auto (ours: picks a variant per m)", "tab:red", "o", "-"),

@@ -30,13 +30,9 @@ import math
 import os
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lpresults  # noqa: E402
+plt = lpresults.pyplot()  # one line naming the missing matplotlib, not a traceback
 from plot_scaling import (VARIANT, Model, crossover_cells, draw_streaming, fit, interpolate, key, label_axes,  # noqa: E402
                           m_sweeps, mark_crossovers, med, model_errors, newest, open_runs, pairs)
 

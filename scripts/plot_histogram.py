@@ -4,7 +4,7 @@
 usage: plot_histogram.py RESULTS_DIR OUT_DIR
 
 Reads every result file of the histogram study below RESULTS_DIR (any *.json whose meta.study is
-"histogram", e.g. histogram.json of the default config and those of configs/thesis/fig4_4.json,
+"histogram", e.g. default.json of the default config and those of configs/thesis/fig4_4.json,
 fig4_23.json, appendix_a.json) and writes into OUT_DIR; a figure without records is skipped with one
 line on stderr. Only records that ran and validated are shown (lpresults.timed); where several
 records land on one point (e.g. TRISH, which ignores the factor axis), the fastest is drawn. The
@@ -25,13 +25,9 @@ import glob
 import os
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lpresults  # noqa: E402
+plt = lpresults.pyplot()  # one line naming the missing matplotlib, not a traceback
 import plot_multireduce as pm  # noqa: E402
 
 STYLE = {  # variant: (label, colour, marker, line style); solid = ours, dashed = peer, dash-dot = CPU
@@ -56,10 +52,24 @@ N = ("n (samples)", lambda r: r["params"]["n"])
 BINS = ("bins", lambda r: r["params"]["bins"])
 
 
+# Where several runs hold one point, the later file in this order wins: the default sweep first, the
+# thesis's own runs after it (each thesis figure draws its own run), then the tuning probes oldest
+# first, a reverted experiment's before the kept code's (so the kept code's numbers are drawn).
+# Files not named here come after, by name.
+RUN_ORDER = ["default.json", "appendix_a.json", "fig4_23.json", "fig4_4.json", "probes/large_bins.json", "probes/u8.json",
+             "probes/16bit_counters.json", "probes/16bit_batched_atomics_reverted.json", "probes/16bit_next_loads.json",
+             "probes/auto_look.json"]
+
+
+def run_order(results, path):
+    rel = os.path.relpath(path, results).replace(os.sep, "/")
+    return (RUN_ORDER.index(rel), rel) if rel in RUN_ORDER else (len(RUN_ORDER), rel)
+
+
 def load_all(results):
     """(doc of the first file, validated records of all files), later files winning on equal keys."""
     first, recs = None, {}
-    for path in sorted(glob.glob(os.path.join(results, "**", "*.json"), recursive=True)):
+    for path in sorted(glob.glob(os.path.join(results, "**", "*.json"), recursive=True), key=lambda p: run_order(results, p)):
         if lpresults.REGRET_DIR in os.path.relpath(path, results).split(os.sep):
             continue  # the regret sweep's random points are plot_regret.py's
         try:
@@ -207,7 +217,7 @@ def main():
     bins_fig(doc, recs)
     targets(doc, recs)
     # auto within 5% of the best variant at every point of the default sweeps.
-    lpresults.auto_table(results, ["histogram.json", "issue15/session6/histogram_probe_look_20a12f9.json"], "histogram", os.path.join(pm.OUT, "auto.md"))
+    lpresults.auto_table(results, ["default.json", "probes/auto_look.json"], "histogram", os.path.join(pm.OUT, "auto.md"))
 
 
 if __name__ == "__main__":

@@ -23,13 +23,9 @@ on stderr (exit 0). Only records that ran and validated are drawn (lpresults.tim
 import os
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lpresults  # noqa: E402
+plt = lpresults.pyplot()  # one line naming the missing matplotlib, not a traceback
 
 STYLE = {  # variant: (label, colour, marker, line style); solid = GPU, dash-dot = CPU, dashed = DuckDB
     "nlj": ("nlj (NINLJ, He et al. 4.1)", "tab:brown", "v", "-"),

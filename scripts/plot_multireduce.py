@@ -9,34 +9,34 @@ are missing is skipped with one line on stderr. Only records that ran and valida
 0..m-1) on a log2 axis; int32 add unless stated. Where several configurations land on the same point
 of a line (e.g. 64 threads x 2 blocks/SM and 128 x 1 in Fig 4.7), the fastest is drawn.
 
-  fig3_6.png      (multireduce_fig3_6.json) thrust reduce-by-key and scan-by-key on sorted pairs
+  fig3_6.png      (fig3_6.json) thrust reduce-by-key and scan-by-key on sorted pairs
                   against the mean segment length n/m: the lower bound of sort-based multireduce.
-  fig4_7_4_8.png  (multireduce_fig4_7_to_4_9.json) global_noncomm, one bucket set per thread in global
+  fig4_7_4_8.png  (fig4_7_to_4_9.json) global_noncomm, one bucket set per thread in global
                   memory: ns/input against total threads (threads x blocks/SM x SMs), one line per m;
                   (a) uniform labels = Fig 4.7, (b) degenerate = Fig 4.8.
   fig4_9.png      (same file) global_noncomm_sorted (sorted by label first), same axes, per distribution.
-  fig4_10_4_11.png (multireduce_table4_1.json) global_comm, commutative: ns/input against m, one line
+  fig4_10_4_11.png (table4_1.json) global_comm, commutative: ns/input against m, one line
                   per nSets; (a) degenerate = Fig 4.10, (b) uniform = Fig 4.11.
   table4_1.md     (same file) ns/input, uniform: rows log2 nSets, columns m; bold where the nSets x m
                   int32 buckets exceed the L2 (the thesis shaded its cache-overflow cells).
-  table4_2.md     (multireduce_table4_2.json) per m the (nSets, sortBits) of global_comm with the best
+  table4_2.md     (table4_2.json) per m the (nSets, sortBits) of global_comm with the best
                   worst case of uniform and degenerate; rest complexity = log2 tBuckets - sortBits.
-  fig4_13.png     (multireduce_fig4_13.json) shared_perthread_noncomm: ns/input against m, one line
+  fig4_13.png     (fig4_13.json) shared_perthread_noncomm: ns/input against m, one line
                   per nItems.
-  fig4_15.png     (multireduce_fig4_15.json) per-bank vs per-thread bucket sets in shared memory,
+  fig4_15.png     (fig4_15.json) per-bank vs per-thread bucket sets in shared memory,
                   against m; one panel per distribution.
-  fig4_16.png     (multireduce_fig4_16.json) perbank, its multi-pass and its sort extension beyond 256
+  fig4_16.png     (fig4_16.json) perbank, its multi-pass and its sort extension beyond 256
                   buckets, against m.
-  fig4_18_4_19.png (multireduce.json) sort_global (radix sort + reduce-by-key) beside
+  fig4_18_4_19.png (default.json) sort_global (radix sort + reduce-by-key) beside
                   cub_sort_reduce_by_key against m; (a) uniform = Fig 4.18, (b) degenerate = Fig 4.19.
-  fig4_21_4_22.png (multireduce_fig4_21_4_22.json) sort_shared (solid, Fig 4.21) and
+  fig4_21_4_22.png (fig4_21_4_22.json) sort_shared (solid, Fig 4.21) and
                   sort_shared_transposed (dashed, Fig 4.22), one colour per threads/block, against m;
                   one panel per distribution.
-  fig4_24.png     (multireduce_fig4_24.json) non-commutative comparison (op affine, uniform): every
+  fig4_24.png     (fig4_24.json) non-commutative comparison (op affine, uniform): every
                   variant that supports it, the CPU included, against m.
-  fig4_25.png     (multireduce.json) commutative comparison (add, uniform): every variant against m,
+  fig4_25.png     (default.json) commutative comparison (add, uniform): every variant against m,
                   the CPU included; peers dashed, CPU dash-dotted.
-  summary.png     (multireduce_targets.json, add int32, random values) for every m the fraction of the
+  summary.png     (targets.json, add int32, random values) for every m the fraction of the
                   copy ceiling (GB/s of minimal traffic / copy GB/s measured in the run) reached by the
                   best "ours" variant (its name beside each point) and by the best peer library
                   (cub_histogram_even left out: it counts labels, it is no multireduce); one panel per
@@ -47,14 +47,10 @@ import math
 import os
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import LogFormatterMathtext, NullLocator  # noqa: E402
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lpresults  # noqa: E402
+plt = lpresults.pyplot()  # one line naming the missing matplotlib, not a traceback
+from matplotlib.ticker import LogFormatterMathtext, NullLocator  # noqa: E402
 
 STYLE = {  # variant: (label, colour, marker, line style); solid = ours, dashed = peer, dash-dot = CPU
     "auto": ("auto (ours: picks by op, type, m)", "tab:red", "o", "-"),
@@ -174,7 +170,7 @@ def need(outs, name):
 
 
 def fig3_6():
-    doc, recs = need(["fig3_6.png"], "multireduce_fig3_6.json")
+    doc, recs = need(["fig3_6.png"], "fig3_6.json")
     if doc:
         recs = lpresults.select(recs, variant=("thrust_reduce_by_key_sorted", "thrust_scan_by_key_sorted"), distribution="sorted")
         figure("fig3_6.png", "Fig 3.6: Thrust reduce-by-key and scan-by-key on pre-sorted pairs", doc,
@@ -183,7 +179,7 @@ def fig3_6():
 
 
 def fig4_7_to_4_9():
-    doc, recs = need(["fig4_7_4_8.png", "fig4_9.png"], "multireduce_fig4_7_to_4_9.json")
+    doc, recs = need(["fig4_7_4_8.png", "fig4_9.png"], "fig4_7_to_4_9.json")
     if not doc:
         return
     sms = doc["meta"]["gpu"].get("sms") or 132
@@ -202,7 +198,7 @@ def table_md(out, title, head, rows, notes):
 
 
 def fig4_10_table4_1():
-    doc, recs = need(["fig4_10_4_11.png", "table4_1.md"], "multireduce_table4_1.json")
+    doc, recs = need(["fig4_10_4_11.png", "table4_1.md"], "table4_1.json")
     if not doc:
         return
     recs = lpresults.select(recs, variant="global_comm", sort_bits=0)
@@ -211,7 +207,7 @@ def fig4_10_table4_1():
            lambda r: r["params"]["n_sets"], by_param("nSets"))
     uni = {(r["params"]["n_sets"], r["params"]["m"]): r["ns_per_input"] for r in lpresults.select(recs, distribution="uniform")}
     if not uni:
-        return lpresults.skip("table4_1.md", "no validated uniform global_comm records in multireduce_table4_1.json")
+        return lpresults.skip("table4_1.md", "no validated uniform global_comm records in table4_1.json")
     sets, ms = sorted({s for s, _ in uni}), sorted({m for _, m in uni})
     l2 = doc["meta"]["gpu"].get("l2_bytes") or float("inf")
     cell = lambda s, m: "" if (s, m) not in uni else (f"**{uni[s, m]:.4g}**" if 4 * s * m > l2 else f"{uni[s, m]:.4g}")  # noqa: E731
@@ -222,7 +218,7 @@ def fig4_10_table4_1():
 
 
 def table4_2():
-    doc, recs = need(["table4_2.md"], "multireduce_table4_2.json")
+    doc, recs = need(["table4_2.md"], "table4_2.json")
     if not doc:
         return
     cfg = {}
@@ -253,7 +249,7 @@ def simple(out, name, what, names, series=lambda r: r["variant"], style=by_varia
 
 
 def summary():
-    doc, recs = need(["summary.png"], "multireduce_targets.json")
+    doc, recs = need(["summary.png"], "targets.json")
     if not doc:
         return
     pts = lpresults.best_fractions(doc, lpresults.select(recs, **BASE), {"ours": "best ours", "peer": "best peer"},
@@ -284,27 +280,27 @@ def main():
     fig4_7_to_4_9()
     fig4_10_table4_1()
     table4_2()
-    simple("fig4_13.png", "multireduce_fig4_13.json",
+    simple("fig4_13.png", "fig4_13.json",
            "Fig 4.13: shared_perthread_noncomm (per-thread bucket sets in shared memory), non-commutative", ["shared_perthread_noncomm"],
            lambda r: r["params"]["n_items"], by_param("nItems"))
-    simple("fig4_15.png", "multireduce_fig4_15.json", "Fig 4.15: per-bank vs per-thread bucket sets in shared memory",
+    simple("fig4_15.png", "fig4_15.json", "Fig 4.15: per-bank vs per-thread bucket sets in shared memory",
            ["perbank", "shared_perthread_comm", "shared_perthread_noncomm"])
-    simple("fig4_16.png", "multireduce_fig4_16.json", "Fig 4.16: perbank beyond 256 buckets, multi-pass vs sort extension",
+    simple("fig4_16.png", "fig4_16.json", "Fig 4.16: perbank beyond 256 buckets, multi-pass vs sort extension",
            ["perbank", "perbank_multipass", "perbank_sort_extension"])
-    simple("fig4_18_4_19.png", "multireduce.json", "Figs 4.18 (uniform), 4.19 (degenerate): global radix sort + segmented reduce",
+    simple("fig4_18_4_19.png", "default.json", "Figs 4.18 (uniform), 4.19 (degenerate): global radix sort + segmented reduce",
            ["sort_global", "cub_sort_reduce_by_key"], **BASE)
-    simple("fig4_21_4_22.png", "multireduce_fig4_21_4_22.json",
+    simple("fig4_21_4_22.png", "fig4_21_4_22.json",
            "Figs 4.21, 4.22: sort + segmented reduce in shared memory, plain (solid) and transposed input (dashed)",
            ["sort_shared", "sort_shared_transposed"], lambda r: (r["variant"], r["params"]["threads"]),
            lambda k, i, count: dict(label=f"{k[0]}, {k[1]} threads/block", marker=MARKERS[i % 3],
                                     color=plt.cm.viridis(0.42 * (math.log2(k[1]) - 7) % 1), ls="-" if k[0] == "sort_shared" else "--"))
-    simple("fig4_24.png", "multireduce_fig4_24.json", "Fig 4.24: non-commutative comparison (op affine on uint32x2, uniform labels)",
+    simple("fig4_24.png", "fig4_24.json", "Fig 4.24: non-commutative comparison (op affine on uint32x2, uniform labels)",
            [], op="affine", distribution="uniform")
-    simple("fig4_25.png", "multireduce.json", "Fig 4.25: commutative comparison (int32 add, uniform labels)", [],
+    simple("fig4_25.png", "default.json", "Fig 4.25: commutative comparison (int32 add, uniform labels)", [],
            distribution="uniform", **BASE)
     summary()
     # auto within 5% of the best variant at every point of the default sweeps.
-    lpresults.auto_table(RESULTS, ["multireduce.json", "multireduce_targets.json", "multireduce_auto_large_m.json"], "multireduce",
+    lpresults.auto_table(RESULTS, ["default.json", "targets.json", "auto_large_m.json"], "multireduce",
                          os.path.join(OUT, "auto.md"), leave_out=("thrust_reduce_by_key_sorted", "thrust_scan_by_key_sorted"))
 
 

@@ -4,20 +4,20 @@
 usage: plot_multiscan.py RESULTS_DIR OUT_DIR
 
 Reads whichever result files RESULTS_DIR holds and writes into OUT_DIR; a figure whose file is missing
-falls back to multiscan.json (the default run, which has every variant) and is skipped with one line
+falls back to default.json (the default run, which has every variant) and is skipped with one line
 on stderr where no validated records fit. Only records that ran and validated are shown; the unit is
 ns per input on a log axis, x = m (log2) unless stated, int32 add, exclusive, random values unless
 stated. The drawing helpers are the multireduce script's (one plotting helper for every study).
 
-  fig5_4_5_5.png  (multiscan_fig5_4_5_5.json) Sheffler: (a) spinerecs in global memory at m = 256
+  fig5_4_5_5.png  (fig5_4_5_5.json) Sheffler: (a) spinerecs in global memory at m = 256
                   against threads per block (side; segment = side^2) = Fig 5.4; (b) spinerecs in shared
                   memory against m = Fig 5.5; published solid, corrected dashed; cpu_sequential for scale.
-  fig5_7.png      (multiscan_fig5_7.json) Alg 5.3 sort_global (and sort_global_pairs, inclusive) with the
+  fig5_7.png      (fig5_7.json) Alg 5.3 sort_global (and sort_global_pairs, inclusive) with the
                   CUB peer and Thrust on pre-sorted keys (sort excluded), one panel per distribution.
-  fig5_8.png      (multiscan_fig5_8.json) Alg 5.4 sort_shared and Thrust on pre-sorted keys.
-  fig5_9.png      (multiscan_fig5_9.json) every variant's worst case over the distributions measured.
-  figB_1_B_2.png  (multiscan_figB_1_B_2.json) seq_global (B.1) and seq_shared (B.2) per distribution.
-  summary.png     (multiscan_targets.json, else multiscan.json) per m and distribution: the best
+  fig5_8.png      (fig5_8.json) Alg 5.4 sort_shared and Thrust on pre-sorted keys.
+  fig5_9.png      (fig5_9.json) every variant's worst case over the distributions measured.
+  figB_1_B_2.png  (figB_1_B_2.json) seq_global (B.1) and seq_shared (B.2) per distribution.
+  summary.png     (targets.json, else default.json) per m and distribution: the best
                   "ours" variant (named at each change), the best peer (thrust_scan_by_key_sorted
                   left out: its time excludes the sort) and the CPU, as a fraction of the copy
                   ceiling measured in the same run (grey line: the ceiling; dotted: the study's
@@ -62,12 +62,12 @@ by_variant = lpresults.variant_style(STYLE)
 
 def load(name, outs):
     """The figure's own results file, else the default run's; None where neither exists."""
-    for f in (name, "multiscan.json"):
+    for f in (name, "default.json"):
         doc, recs = lpresults.load_file(RESULTS, f)
         if doc:
             return doc, recs
     for o in outs:
-        lpresults.skip(o, f"neither {name} nor multiscan.json in {RESULTS}")
+        lpresults.skip(o, f"neither {name} nor default.json in {RESULTS}")
     return None, []
 
 
@@ -80,7 +80,7 @@ def simple(out, name, what, names, series=lambda r: r["variant"], **want):
 
 
 def fig5_4_5_5():
-    doc, recs = load("multiscan_fig5_4_5_5.json", ["fig5_4_5_5.png"])
+    doc, recs = load("fig5_4_5_5.json", ["fig5_4_5_5.png"])
     if not doc:
         return
     recs = lpresults.select(recs, **BASE, distribution="uniform")
@@ -96,7 +96,7 @@ def fig5_4_5_5():
 
 
 def fig5_9():
-    doc, recs = load("multiscan_fig5_9.json", ["fig5_9.png"])
+    doc, recs = load("fig5_9.json", ["fig5_9.png"])
     if not doc:
         return
     worst = {}
@@ -110,7 +110,7 @@ def fig5_9():
 
 def summary():
     # The targets run (every m to 2^20, three distributions, the peers and auto in one run), else the default run.
-    doc, recs = load("multiscan_targets.json", ["summary.png"])
+    doc, recs = load("targets.json", ["summary.png"])
     if not doc:
         return
     if not (doc.get("ceilings") or {}).get("copy_GBps"):
@@ -139,17 +139,17 @@ def main():
     os.makedirs(out, exist_ok=True)
     pm.OUT = out  # the shared drawing helpers write there
     fig5_4_5_5()
-    simple("fig5_7.png", "multiscan_fig5_7.json", "Fig 5.7: sort-based multiscan without partitioning (Alg 5.3) and the sort-based peers",
+    simple("fig5_7.png", "fig5_7.json", "Fig 5.7: sort-based multiscan without partitioning (Alg 5.3) and the sort-based peers",
            ["sort_global", "sort_global_pairs", "cub_sort_scan_by_key", "thrust_scan_by_key_sorted"], lambda r: (r["variant"]), **BASE)
-    simple("fig5_8.png", "multiscan_fig5_8.json", "Fig 5.8: sort-based multiscan in shared memory (Alg 5.4)",
+    simple("fig5_8.png", "fig5_8.json", "Fig 5.8: sort-based multiscan in shared memory (Alg 5.4)",
            ["sort_shared", "thrust_scan_by_key_sorted"], **BASE, mode="exclusive")
     fig5_9()
-    simple("figB_1_B_2.png", "multiscan_figB_1_B_2.json",
+    simple("figB_1_B_2.png", "figB_1_B_2.json",
            "Figs B.1, B.2: the sequential multiscan per thread inside Alg 5.2, bucket sets in global / shared memory",
            ["seq_global", "seq_shared", "cpu_sequential"], **BASE, mode="exclusive")
     summary()
     # auto within 5% of the best variant at every point of the default sweeps.
-    lpresults.auto_table(RESULTS, ["multiscan.json", "multiscan_targets.json", "issue15/session2/probe_repeats.json"], "multiscan",
+    lpresults.auto_table(RESULTS, ["default.json", "targets.json", "probes/auto_medium_m.json"], "multiscan",
                          os.path.join(out, "auto.md"), leave_out=("thrust_scan_by_key_sorted",))
 
 

@@ -24,13 +24,9 @@ run's read ceiling (ceilings.read_GBps, the study's target's reference) and 85% 
 import os
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lpresults  # noqa: E402
+plt = lpresults.pyplot()  # one line naming the missing matplotlib, not a traceback
 
 STYLE = {  # variant: (label, colour, marker, line style); solid = ours, dashed = peer, dash-dot = CPU
     "fused": ("fused (G-ALP lane cursors)", "tab:red", "o", "-"),

@@ -14,13 +14,9 @@ line on stderr (exit 0).
 import os
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lpresults  # noqa: E402
+plt = lpresults.pyplot()  # one line naming the missing matplotlib, not a traceback
 
 OPS = ["map", "scatter", "gather", "scan", "split", "sort"]
 STYLE = {  # variant: (label, colour, marker, line style); ours solid, the libraries dashed

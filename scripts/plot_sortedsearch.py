@@ -14,13 +14,9 @@ usage: plot_sortedsearch.py RESULTS.json OUT.png
 import os
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lpresults  # noqa: E402
+plt = lpresults.pyplot()  # one line naming the missing matplotlib, not a traceback
 
 STYLE = {  # variant: (label, colour, marker, line style)
     "windowed_lower": ("windowed sorted search, lower (ours)", "tab:red", "o", "-"),

@@ -16,14 +16,10 @@ import math
 import os
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-import matplotlib.ticker as ticker  # noqa: E402
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lpresults  # noqa: E402
+plt = lpresults.pyplot()  # one line naming the missing matplotlib, not a traceback
+import matplotlib.ticker as ticker  # noqa: E402
 
 LOWER = {
     "auto_lower": ("auto (ours)", "black", "o", "-"),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The reliability tests of a whole run (issue 20), through the bench executables as a user runs them.
+"""The reliability tests of a whole run, through the bench executables as a user runs them.
 
   order    A config's points run in one process in three orders (as written, reversed, shuffled from
            the config's seed): every record's outcome (status, validation, note) must be the same in

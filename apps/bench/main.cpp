@@ -1,9 +1,12 @@
-// `bench`: the front end. `bench list`, `bench compare`, and `bench <study> ...`, which runs the
-// study's own executable (bench-<study>, found beside this one) with the remaining arguments.
+// `bench`: the front end. `bench list`, `bench compare`, `bench export`, `bench reproduce` (the
+// thesis or every default sweep on this machine: scripts/reproduce.py), and `bench <study> ...`,
+// which runs the study's own executable (bench-<study>, found beside this one) with the remaining
+// arguments.
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -23,7 +26,8 @@ const char* kUsage =
     "       bench <study> [--config x.json] [--out DIR] [--variants a,b] [--device N] [--quick] [--force]\n"
     "       bench <study> --help\n"
     "       bench compare BASE.json NEW.json [--threshold 5%] [--include-cpu] [--exact PREFIX,...]\n"
-    "       bench export --nvbench [--force] RESULTS.json OUT.json\n";
+    "       bench export --nvbench [--force] RESULTS.json OUT.json\n"
+    "       bench reproduce thesis|all [--out DIR] [--quick] [--budget-min N] [--device N] [--plan]\n";
 
 fs::path self_dir() {
   std::error_code ec;
@@ -123,6 +127,39 @@ int compare(int argc, char** argv) {
   return harness::compare_results(files[0], files[1], t, std::cout, std::cerr, gate_cpu, exact);
 }
 
+// The reproduce driver is a script of the source tree (it plots with matplotlib and writes the
+// report): found beside the binaries' tree (build/bin -> scripts/) or where CMake configured it.
+int reproduce(int argc, char** argv) {
+  std::vector<fs::path> candidates{self_dir() / ".." / ".." / "scripts" / "reproduce.py"};
+#ifdef LP_SOURCE_DIR
+  candidates.push_back(fs::path(LP_SOURCE_DIR) / "scripts" / "reproduce.py");
+#endif
+  fs::path script;
+  for (const auto& c : candidates)
+    if (fs::exists(c)) {
+      script = fs::canonical(c);
+      break;
+    }
+  if (script.empty()) {
+    std::cerr << "bench reproduce: scripts/reproduce.py not found beside " << self_dir() << " (run from a source tree's build)\n";
+    return 2;
+  }
+  // Debian's python3 has matplotlib (python3-matplotlib); another Python on PATH may not. LP_PYTHON chooses.
+  const char* env = std::getenv("LP_PYTHON");
+  std::string python = env && *env ? env : (access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3");
+  std::string bin = self_dir().string();
+  std::vector<std::string> args{python, script.string()};
+  for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back("--bin");
+  args.push_back(bin);
+  std::vector<char*> cargs;
+  for (auto& a : args) cargs.push_back(a.data());
+  cargs.push_back(nullptr);
+  execvp(python.c_str(), cargs.data());
+  std::perror(("bench reproduce: cannot run " + python).c_str());
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -137,6 +174,7 @@ int main(int argc, char** argv) {
   }
   if (cmd == "list") return list();
   if (cmd == "compare") return compare(argc, argv);
+  if (cmd == "reproduce") return reproduce(argc, argv);
   if (cmd == "export") {
     // One format so far; the flag names it so that others can join without changing the command.
     // Like a run's results, an existing output is kept unless --force says otherwise.

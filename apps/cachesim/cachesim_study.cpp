@@ -1,4 +1,4 @@
-// The cache-simulator study (thesis §2.4, issue 6): replay the access streams of the sequential
+// The cache-simulator study (thesis §2.4): replay the access streams of the sequential
 // multireduce (Alg 2.2) and its partial-sort form (Alg 2.4) through a simulated hierarchy, predict
 // ns per input with the thesis's sequential model and with an overlapping-miss model calibrated by
 // host probes, measure the same algorithms on the same inputs (where the hierarchy is this host),
@@ -103,7 +103,7 @@ struct Calibration {
   std::string pages_note;            // what the 2 MiB-page probes actually got
 };
 
-// The probes' working sets (issue 18: a curve, not one point per level): every octave from a
+// The probes' working sets (a curve, not one point per level): every octave from a
 // quarter of the L1 to 4x the last level (at least 256 MiB) on 2 MiB pages, and from 4 MiB up on
 // 4 KiB pages as well (where the TLBs stop reaching and walks begin).
 std::vector<std::uint64_t> probe_sets(const cs::Hierarchy& h) {
@@ -387,7 +387,7 @@ class CachesimPoint final : public harness::TablePoint<Variant> {
       p["predicted_ns.overlap"] = pr.overlap_ns;
       p["predicted_ns.latency_bound"] = pr.latency_bound_ns;
       p["predicted_ns.bandwidth_bound"] = pr.bandwidth_bound_ns;
-      // The issue's error: the overlap model against the measured algorithm; the thesis's model
+      // The model's error: the overlap model against the measured algorithm; the thesis's model
       // against the measured algorithm (how far off it is) and against the enforced one (what it
       // describes).
       if (double m = measured_median("measured_multireduce"); m > 0) {

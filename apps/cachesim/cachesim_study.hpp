@@ -1,4 +1,4 @@
-// The cache-simulator study (issue 6, `bench cachesim`; thesis §2.4). Plain C++: it runs on
+// The cache-simulator study (`bench cachesim`; thesis §2.4). Plain C++: it runs on
 // machines without a GPU.
 #pragma once
 #include <memory>

@@ -1,4 +1,4 @@
-// The CPU study (thesis chapter 2, issue 6): the sequential scatter, gather, multireduce and
+// The CPU study (thesis chapter 2): the sequential scatter, gather, multireduce and
 // multiscan over m, random vs sequential labels, 4 KiB vs 2 MiB pages, the enforced-sequential
 // multireduce, partial radix sorting, the multithreaded baseline, and the bandwidth and latency
 // probes that bound them. The algorithms live in cpu_reference/; this file only feeds them.
@@ -87,7 +87,7 @@ void add_variants(Variants& d) {
          {Out::Buckets, false, true}, {},
          [](const Ctx& c) { return cpu::multireduce_mt_scratch_bytes<T>(c.n, c.m, c.threads); },
          [](Ctx& c) { cpu::multireduce_mt<Op>(c.labels, c.values, c.n, c.m, c.threads, c.scratch, c.out); }});
-  d.add({"multireduce_private", K, "multireduce_mt's private buckets at every m (threads x m buckets, then a merge): issue 18 measures where they stop paying",
+  d.add({"multireduce_private", K, "multireduce_mt's private buckets at every m (threads x m buckets, then a merge): the threads study measures where they stop paying",
          {Out::Buckets, false, true}, {},
          [](const Ctx& c) { return cpu::multireduce_mt_scratch_bytes<T>(c.n, c.m, c.threads, cpu::MtPath::Private); },
          [](Ctx& c) { cpu::multireduce_mt<Op>(c.labels, c.values, c.n, c.m, c.threads, c.scratch, c.out, cpu::MtPath::Private); }});
@@ -95,7 +95,7 @@ void add_variants(Variants& d) {
          {Out::Buckets, false, true}, {},
          [](const Ctx& c) { return cpu::multireduce_mt_scratch_bytes<T>(c.n, c.m, c.threads, cpu::MtPath::Partition); },
          [](Ctx& c) { cpu::multireduce_mt<Op>(c.labels, c.values, c.n, c.m, c.threads, c.scratch, c.out, cpu::MtPath::Partition); }});
-  d.add({"multireduce_owned", K, "threads each own a range of m / threads buckets; blocks of labels split by owner, then applied by the owners (issue 18)",
+  d.add({"multireduce_owned", K, "threads each own a range of m / threads buckets; blocks of labels split by owner, then applied by the owners",
          {Out::Buckets, false, true}, {},
          [](const Ctx& c) { return cpu::multireduce_owned_scratch_bytes<T>(c.threads); },
          [](Ctx& c) { cpu::multireduce_owned<Op>(c.labels, c.values, c.n, c.m, c.threads, c.scratch, c.out); }});

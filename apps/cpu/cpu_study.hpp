@@ -1,4 +1,4 @@
-// The CPU memory-hierarchy study (issue 6, `bench cpu`; thesis chapter 2). Plain C++: it runs on
+// The CPU memory-hierarchy study (`bench cpu`; thesis chapter 2). Plain C++: it runs on
 // machines without a GPU.
 #pragma once
 #include <memory>

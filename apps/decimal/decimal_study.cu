@@ -1,4 +1,4 @@
-// The decimal study (issue 14; the decimal128 article, docs/references.md): the article's
+// The decimal study (the decimal128 article, docs/references.md): the article's
 // query, per product sum(price × quantity) (its "min of the window total per product" is that total),
 // on generated sales rows (sales.hpp) in decimal128 (Spark's types: decimal(p, s) × int ->
 // decimal(p + 11, s), sum -> decimal(p + 21, s)), in decimal64 (the same query in an engine whose
@@ -310,7 +310,7 @@ std::unique_ptr<harness::Study> make_study() {
   using harness::AxisKind;
   using V = harness::Value;
   harness::StudyDecl s{"decimal",
-                       "the decimal128 article's query (issue 14): per product sum(price x quantity) over sales rows, in decimal128 (Spark's "
+                       "the decimal128 article's query: per product sum(price x quantity) over sales rows, in decimal128 (Spark's "
                        "types, CheckOverflow), decimal64 and double; ours (the multireduce kernels on the rows with 16-byte carry buckets or "
                        "32-bit words, a sort-based group-by, auto) against CUB's sort + reduce-by-key and the CPU",
                        kDefaultConfig};

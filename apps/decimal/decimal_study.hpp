@@ -1,4 +1,4 @@
-// The decimal study (issue 14): per product sum(price × quantity) in decimal128, decimal64 and
+// The decimal study: per product sum(price × quantity) in decimal128, decimal64 and
 // double, the decimal128 article's query (docs/references.md).
 #pragma once
 #include <memory>

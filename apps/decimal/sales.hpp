@@ -1,4 +1,4 @@
-// The decimal study's sales rows (issue 14): product id (the group), price decimal(p, s) (the
+// The decimal study's sales rows: product id (the group), price decimal(p, s) (the
 // unscaled int64, and the nearest double for the float query), quantity int32. Plain C++ (the CPU
 // tests check the generator too).
 //   product   the study's label distributions (harness::labels: uniform, zipf, ...) over [0, m)

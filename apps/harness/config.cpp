@@ -247,16 +247,12 @@ RunConfig load_config(const std::string& text, const std::string& source, const 
   return cfg;
 }
 
-void make_quick(RunConfig& cfg, const Study& study) {
-  cfg.reps.warmup = std::min(cfg.reps.warmup, 1);
-  cfg.reps.min = std::min(cfg.reps.min, 3);
-  cfg.reps.max = std::min(cfg.reps.max, 5);
-  cfg.reps.budget_ms = std::min(cfg.reps.budget_ms, 100.0);
-  // Sizes too: a point whose largest size axis exceeds kQuickMaxSize has all its size axes divided by
-  // the same power of two (their ratios, e.g. inputs per bucket, stay), so that a smoke run of a
-  // default config takes seconds on a CPU. A point the study refuses so shrunk keeps its sizes; points
-  // that shrink to the same one run once.
-  constexpr std::int64_t kQuickMaxSize = std::int64_t(1) << 20;
+namespace {
+
+// A point whose largest size axis exceeds `limit` has all its size axes divided by the same power of
+// two (their ratios, e.g. inputs per bucket, stay). A point the study refuses so shrunk keeps its
+// sizes; points that shrink to the same one run once.
+void shrink_points(RunConfig& cfg, const Study& study, std::int64_t limit) {
   const auto axes = study.axes();
   std::vector<Params> points;
   for (Params p : cfg.points) {
@@ -264,7 +260,7 @@ void make_quick(RunConfig& cfg, const Study& study) {
     for (const auto& a : axes)
       if (a.kind == AxisKind::Size && p.count(a.name)) largest = std::max(largest, std::get<std::int64_t>(p.at(a.name)));
     int shift = 0;
-    while ((largest >> shift) > kQuickMaxSize) ++shift;
+    while ((largest >> shift) > limit) ++shift;
     if (shift > 0) {
       Params q = p;
       for (const auto& a : axes)
@@ -275,7 +271,26 @@ void make_quick(RunConfig& cfg, const Study& study) {
     if (std::find(points.begin(), points.end(), p) == points.end()) points.push_back(p);
   }
   cfg.points = points;
-  cfg.as_run["quick"] = {{"size_limit", kQuickMaxSize}};
+}
+
+}  // namespace
+
+void make_quick(RunConfig& cfg, const Study& study) {
+  cfg.reps.warmup = std::min(cfg.reps.warmup, 1);
+  cfg.reps.min = std::min(cfg.reps.min, 3);
+  cfg.reps.max = std::min(cfg.reps.max, 5);
+  cfg.reps.budget_ms = std::min(cfg.reps.budget_ms, 100.0);
+  // Sizes too, so that a smoke run of a default config takes seconds on a CPU.
+  constexpr std::int64_t kQuickMaxSize = std::int64_t(1) << 20;
+  const std::int64_t limit = cfg.as_run.contains("size_limit") ? std::min(kQuickMaxSize, cfg.as_run["size_limit"].get<std::int64_t>()) : kQuickMaxSize;
+  shrink_points(cfg, study, limit);
+  cfg.as_run["quick"] = {{"size_limit", limit}};
+}
+
+void cut_sizes(RunConfig& cfg, const Study& study, std::int64_t limit) {
+  if (limit < 1) throw UsageError("--size-limit: expected a size of at least 1, got " + std::to_string(limit));
+  shrink_points(cfg, study, limit);
+  cfg.as_run["size_limit"] = limit;
 }
 
 void select_variants(RunConfig& cfg, const std::string& comma_list, const Study& study) {

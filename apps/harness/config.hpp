@@ -43,6 +43,11 @@ std::int64_t parse_size(const nlohmann::json& v, const std::string& key);
 // (every size axis of a larger point divided by one power of two).
 void make_quick(RunConfig& cfg, const Study& study);
 
+// Cuts every point's sizes to `limit` (--size-limit N) as --quick does, repetitions unchanged: a
+// shorter measurement that `bench reproduce --budget-min` picks. Records the limit in the config as
+// run (`size_limit`). Throws UsageError for a limit below 1.
+void cut_sizes(RunConfig& cfg, const Study& study, std::int64_t limit);
+
 // Replaces the config's variants (--variants a,b). Throws UsageError on an unknown name.
 void select_variants(RunConfig& cfg, const std::string& comma_list, const Study& study);
 

@@ -1,4 +1,4 @@
-// The study framework (issue 19): a study declares its axes, input generator, reference and
+// The study framework: a study declares its axes, input generator, reference and
 // variants once; the harness owns the variant table, the dispatch of a variant name to its
 // launcher, the skip reasons and everything `bench list` and --help show. Plain C++ like
 // study.hpp: a study's nvcc-compiled translation unit instantiates it with its own context type.

@@ -1,4 +1,4 @@
-// Several GPUs of one host driven by one process (issue 16): the shards of an input, NCCL loaded at
+// Several GPUs of one host driven by one process: the shards of an input, NCCL loaded at
 // run time, a cached group of devices with their streams and communicators, and the link between
 // them. It knows no algorithm: a study hands it inputs and a local step (sharded_buckets.cuh).
 //

@@ -1,4 +1,4 @@
-// Per-GPU phase events of the multi-GPU engines (issue 16): each run records, on every device,
+// Per-GPU phase events of the multi-GPU engines: each run records, on every device,
 // when its local step began and ended, when its combine or gather ended, and its copy stream's
 // first and last copy. The events of the last kRing runs are kept and read outside the timed
 // region (the harness synchronises after each run), so the records get per-phase medians without

@@ -34,7 +34,7 @@ Params params_from_json(const nlohmann::json& j);
 // "a_size=2^26 keys=distinct type=int32": keys in order, powers of two >= 1024 as 2^k.
 std::string format_params(const Params& p);
 
-// Scaling over GPUs (issue 16): each timed record whose params have gpus = N > 1 gets metrics
+// Scaling over GPUs: each timed record whose params have gpus = N > 1 gets metrics
 // speedup_vs_1_gpu (the median time of the same variant at the same point with gpus = 1, in the
 // same run, over its own) and scaling_efficiency (that speedup / N). Records without such a
 // baseline are left as they are.

@@ -376,7 +376,8 @@ int study_main(int argc, char** argv, const Study& study) {
   CLI::App app{study.description(), prog};
   std::string config_path, out_dir, variants, resume, dump_dir;
   int device = 0, gpus = 0;
-  bool quick = false, force = false, verbose = false, demo = false, describe = false, print_config = false;
+  std::string size_limit;
+  bool quick = false, force = false, verbose = false, demo = false, describe = false, print_config = false, gpu_info = false;
   app.add_option("--config", config_path, "JSON config (default: the study's embedded default config)");
   app.add_option("--out", out_dir, "Directory for <study>.json and <study>.csv (default: runs/<study>-<UTC time>)");
   app.add_option("--variants", variants, "Comma-separated variants to run instead of the config's");
@@ -401,6 +402,8 @@ int study_main(int argc, char** argv, const Study& study) {
         ->check(CLI::Range(1, 64));
   }
   app.add_flag("--quick", quick, "A smoke run, not a measurement: few repetitions, sizes cut to 2^20");
+  app.add_option("--size-limit", size_limit,
+                 "Cut every point's sizes to N (2^k allowed; each size axis of a point by one power of two), repetitions unchanged");
   app.add_flag("--force", force, "Overwrite existing result files");
   app.add_flag("--verbose", verbose, "List every record, the skipped ones too (default: one line per reason they were skipped)");
   app.add_flag("--print-config", print_config, "Print the embedded default config and exit");
@@ -409,6 +412,8 @@ int study_main(int argc, char** argv, const Study& study) {
   if (study.has_demo())
     app.add_flag("--demo", demo, "Print the reference's demonstrations, checked against the CPU reference");
   app.add_flag("--describe", describe, "Machine-readable study and variant list (for 'bench list')")->group("");
+  // For bench reproduce's plan: whether this machine has a GPU the study can use, as one JSON line.
+  app.add_flag("--gpu-info", gpu_info, "")->group("");
   // Set by the run itself when it goes on in a fresh process after a lost CUDA context.
   app.add_option("--resume", resume, "A run's saved state")->group("");
   try {
@@ -428,6 +433,15 @@ int study_main(int argc, char** argv, const Study& study) {
   if (describe) {
     std::cout << study.name() << '\t' << study.description() << '\n';
     for (const auto& v : study.variants()) std::cout << v.name << '\t' << to_string(v.kind) << '\t' << v.description << '\n';
+    return 0;
+  }
+  if (gpu_info) {
+    json j{{"present", false}};
+    if (uses_gpu) {
+      const GpuInfo g = open_gpu(device);
+      j = {{"present", g.present}, {"name", g.name}, {"reason", g.present ? "" : g.absent_reason}};
+    }
+    std::cout << j.dump() << '\n';
     return 0;
   }
   if (print_config) {
@@ -458,6 +472,15 @@ int study_main(int argc, char** argv, const Study& study) {
     }
     if (!variants.empty()) select_variants(cfg, variants, study);
     if (gpus > 0) set_axis(cfg, "--gpus", "gpus", Value(std::int64_t(gpus)), study);
+    if (!size_limit.empty()) {
+      std::int64_t limit = 0;
+      try {
+        limit = parse_size(json(size_limit), "--size-limit");
+      } catch (const UsageError&) {
+        throw UsageError("--size-limit: cannot read '" + size_limit + "' as a size (write an integer or 2^k)");
+      }
+      cut_sizes(cfg, study, limit);
+    }
     if (quick) make_quick(cfg, study);
     faults = injected_faults(cfg);
     if (!resume.empty()) {

@@ -1,4 +1,4 @@
-// A reduction into m buckets spread over several GPUs (issue 16), knowing no algorithm: each GPU
+// A reduction into m buckets spread over several GPUs, knowing no algorithm: each GPU
 // runs a study's local step on its shard of the inputs (device-resident, or streamed in chunks from
 // pinned host memory with the copies overlapping the local steps), and the shards' bucket arrays
 // are combined through NCCL: reduced to GPU 0, all-reduced, or gathered to GPU 0 and folded in
@@ -412,14 +412,14 @@ struct ShardedVariantSpec {
 inline const std::vector<ShardedVariantSpec>& sharded_variant_specs() {
   static const std::vector<ShardedVariantSpec> v = {
       {"sharded_reduce", VariantKind::Ours, Combine::Reduce,
-       "issue 16: shard_variant (auto) on each GPU's shard, then ncclReduce of the buckets to GPU 0 (add, min, max)"},
+       "shard_variant (auto) on each GPU's shard, then ncclReduce of the buckets to GPU 0 (add, min, max)"},
       {"sharded_allreduce", VariantKind::Ours, Combine::AllReduce,
-       "issue 16: shard_variant on each GPU's shard, then ncclAllReduce: every GPU holds the buckets (add, min, max)"},
+       "shard_variant on each GPU's shard, then ncclAllReduce: every GPU holds the buckets (add, min, max)"},
       {"sharded_ordered", VariantKind::Ours, Combine::Ordered,
-       "issue 16: shard_variant on each GPU's shard, then GPU 0 receives every shard's buckets (ncclSend/Recv) and folds them in "
+       "shard_variant on each GPU's shard, then GPU 0 receives every shard's buckets (ncclSend/Recv) and folds them in "
        "shard order: any operator"},
       {"sharded_auto", VariantKind::Ours, Combine::Auto,
-       "issue 16: shard_variant on each GPU's shard, then ncclReduce where NCCL has the operator (measured the faster), else the "
+       "shard_variant on each GPU's shard, then ncclReduce where NCCL has the operator (measured the faster), else the "
        "ordered fold"},
       {"h2d_stream", VariantKind::Probe, Combine::CopyOnly,
        "the host-to-device ceiling of source 'host': the same chunks copied to every GPU at once, nothing computed"},

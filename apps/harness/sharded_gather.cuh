@@ -1,4 +1,4 @@
-// Work spread over several GPUs whose result is one array in input order (issue 16's sorted
+// Work spread over several GPUs whose result is one array in input order (the multi-GPU sorted
 // search), knowing no algorithm: GPU k holds the slices of the input columns the study assigns it
 // (its needles and the part of the haystack they need, say), runs the study's local step on them
 // and writes part k of the output; the parts are gathered into GPU 0's output with

@@ -1,4 +1,4 @@
-// The axes of a study with variants over several GPUs (issue 16), what a point reads from them, and
+// The axes of a study with variants over several GPUs, what a point reads from them, and
 // the rules every such study's point applies. The engines: sharded_buckets.cuh (reductions into
 // buckets, optionally streamed from the host) and sharded_gather.cuh (outputs in input order).
 #pragma once

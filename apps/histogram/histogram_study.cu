@@ -1,4 +1,4 @@
-// The histogram study (issue 4): the thesis's histogram algorithms (4.3.1, 4.5.2), the per-bank
+// The histogram study: the thesis's histogram algorithms (4.3.1, 4.5.2), the per-bank
 // multireduce counting ones, our kernels for today's GPU, CUB's HistogramEven and the CPU, on u8
 // and u32 samples, synthetic labels and real photographs, every record validated exactly.
 #include <cstdlib>

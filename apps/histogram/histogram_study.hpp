@@ -1,4 +1,4 @@
-// The histogram study (thesis 4.3.1, 4.5.2 and Appendix A; issue 4).
+// The histogram study (thesis 4.3.1, 4.5.2 and Appendix A).
 #pragma once
 #include <memory>
 #include <string>

@@ -1,4 +1,4 @@
-// Issue 16: the histogram over several GPUs and over samples streamed from host memory. Each GPU
+// The histogram over several GPUs and over samples streamed from host memory. Each GPU
 // runs the point's shard_variant (auto) on its shard; ShardedBuckets (apps/harness) adds the
 // shards' counts through NCCL. The point builds the ShardedBuckets and binds the shard variant.
 #include "variant.hpp"

@@ -34,7 +34,7 @@ struct Ctx {
   const std::uint8_t* host_s8 = nullptr;
   const std::uint32_t* host_s32 = nullptr;
   std::uint32_t* host_out = nullptr;
-  harness::ShardedBuckets<multireduce::Add<std::uint32_t>>* sharded = nullptr;  // the sharded variants' GPUs and inputs (issue 16)
+  harness::ShardedBuckets<multireduce::Add<std::uint32_t>>* sharded = nullptr;  // the sharded variants' GPUs and inputs
   bool streamed = false;  // source 'host': the samples stay in pinned host memory
 };
 using Counts = multireduce::Add<std::uint32_t>;  // how the sharded variants combine the shards' counts
@@ -52,7 +52,7 @@ using Defs = harness::VariantTable<Def>;
 
 void add_thesis_variants(Defs&);  // thesis 4.3.1 (Podlozhnyuk, Nugteren, TRISH), 4.5.2 (BankTRISH), Alg 4.10
 void add_modern_variants(Defs&);  // beyond the thesis, `auto`, the CUB peer and the CPU baseline
-void add_sharded_variants(Defs&);  // issue 16: several GPUs, streamed samples
+void add_sharded_variants(Defs&);  // several GPUs, streamed samples
 
 // The record's account of auto at a point: the plan it ran and the profile it decided from.
 harness::Params auto_metrics(const Ctx&);

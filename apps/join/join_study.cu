@@ -1,4 +1,4 @@
-// The join study (issue 13): relations R and S of (key, rid) tuples (relations.hpp: primary and
+// The join study: relations R and S of (key, rid) tuples (relations.hpp: primary and
 // foreign keys, uniform keys with duplicates, zipf-skewed foreign keys; int32 or int64), joined
 // by He et al.'s algorithms (docs/references.md) into
 // materialised (rid_R, rid_S) pairs. Every record is validated against cpu::join::reference: the
@@ -236,7 +236,7 @@ std::unique_ptr<harness::Study> make_study() {
   using harness::AxisKind;
   using V = harness::Value;
   harness::StudyDecl s{"join",
-                       "He et al.'s relational joins (issue 13): NINLJ (equi and band), INLJ (CSS-tree, binary search), SMJ, the radix hash join, "
+                       "He et al.'s relational joins: NINLJ (equi and band), INLJ (CSS-tree, binary search), SMJ, the radix hash join, "
                        "ours (one global hash table; SMJ's merge on sorted inputs) and auto, over R and S of (key, rid) tuples, the (rid_R, "
                        "rid_S) pairs materialised; unique, uniform or zipf-skewed keys, int32 or int64",
                        kDefaultConfig};

@@ -1,4 +1,4 @@
-// The relations of the join study (issue 13): the keys of R and S. A tuple's rid is its position,
+// The relations of the join study: the keys of R and S. A tuple's rid is its position,
 // so a relation is its key column. Plain C++ (the CPU tests check the generator too).
 //   unique    R's keys distinct (a primary key, shuffled); each S tuple, with probability `match`,
 //             takes the key of a uniformly drawn R tuple (a foreign key), else a key R lacks

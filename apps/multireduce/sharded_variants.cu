@@ -1,4 +1,4 @@
-// Issue 16: the multireduce over several GPUs and over inputs streamed from host memory. Each GPU
+// The multireduce over several GPUs and over inputs streamed from host memory. Each GPU
 // runs the point's shard_variant (auto) on its shard; ShardedBuckets (apps/harness) combines the
 // shards' buckets through NCCL. The point builds the ShardedBuckets and binds the shard variant.
 #include "variant.hpp"

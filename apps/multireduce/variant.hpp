@@ -23,7 +23,7 @@ using multireduce::Tuning;
 template <class Op>
 struct Ctx : PairsCtx<Op, Tuning> {
   std::uint32_t* out_keys = nullptr;  // device, m: keys of Output::SegmentsOfSorted
-  harness::ShardedBuckets<Op>* sharded = nullptr;  // the sharded variants' GPUs and inputs (issue 16)
+  harness::ShardedBuckets<Op>* sharded = nullptr;  // the sharded variants' GPUs and inputs
   bool streamed = false;                           // source 'host': the inputs stay in pinned host memory
 };
 
@@ -71,7 +71,7 @@ template <class Op> void add_sequential_variants(Defs<Op>&);  // thesis 4.1, 4.3
 template <class Op> void add_perbank_variants(Defs<Op>&);     // thesis Alg 4.9, 4.10, 4.11 and multipass
 template <class Op> void add_sort_variants(Defs<Op>&);        // thesis 4.4.1, Alg 4.13, Fig 4.22
 template <class Op> void add_modern_variants(Defs<Op>&);      // beyond the thesis, and `auto`
-template <class Op> void add_sharded_variants(Defs<Op>&);     // issue 16: several GPUs, streamed inputs
+template <class Op> void add_sharded_variants(Defs<Op>&);     // several GPUs, streamed inputs
 
 // The record's account of auto at a point: the plan it ran and the profile it decided from
 // (modern_variants.cu, beside auto).

@@ -47,7 +47,7 @@ using Def = harness::Variant<Ctx<Op>, Props>;
 template <class Op>
 using Defs = harness::VariantTable<Def<Op>>;
 
-// The operators of the multiscan (issue 5): the multireduce study's, without "last" (a scatter,
+// The operators of the multiscan: the multireduce study's, without "last" (a scatter,
 // which has no use as a scan).
 #define LP_MULTISCAN_FOR_EACH_OP(X)                                                               \
   X(::lp::multireduce::Add<std::int32_t>) X(::lp::multireduce::Add<std::int64_t>)                 \

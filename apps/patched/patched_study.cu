@@ -1,4 +1,4 @@
-// The patched-array study (issue 12, study 2): a column of n integers, FastLanes bit-packed with a
+// The patched-array study: a column of n integers, FastLanes bit-packed with a
 // frame of reference per 1024-element chunk, whose exceptions are stored apart in Vortex's
 // PatchedArray layout (chunk, lane, position; Vortex's patched arrays, docs/references.md), decoded
 // and patched on the GPU by the two-pass baseline (thrust::scatter), the seed's lane-parallel apply,
@@ -188,7 +188,7 @@ std::unique_ptr<harness::Study> make_study() {
   using harness::AxisKind;
   using V = harness::Value;
   harness::StudyDecl s{"patched",
-                       "Vortex PatchedArray / G-ALP (issue 12): FastLanes decode + exception patching, fused (G-ALP), the seed's lane-parallel "
+                       "Vortex PatchedArray / G-ALP: FastLanes decode + exception patching, fused (G-ALP), the seed's lane-parallel "
                        "apply, ours and auto vs decode + thrust::scatter and the CPU; u8..u64, patch rate, uniform or clustered patches",
                        kDefaultConfig};
   s.axes = {

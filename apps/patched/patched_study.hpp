@@ -1,4 +1,4 @@
-// The patched-array study (issue 12, study 2): Vortex's PatchedArray and G-ALP's fused exception
+// The patched-array study: Vortex's PatchedArray and G-ALP's fused exception
 // patching on the GPU.
 #pragma once
 #include <memory>

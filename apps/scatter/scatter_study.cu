@@ -1,4 +1,4 @@
-// The scatter/gather study (issue 12): thesis 1.2's two scatter definitions and the gather, the
+// The scatter/gather study: thesis 1.2's two scatter definitions and the gather, the
 // CPU algorithms of chapter 2, the naive GPU scatter of Table 4.3, He et al.'s multi-pass scheme
 // (3.2.2), the scatter with sorting (4.5.1), our kernels for today's GPU, Thrust and CUB, and the
 // random-access probe that bounds them all, every record validated against the CPU reference.

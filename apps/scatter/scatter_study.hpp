@@ -1,4 +1,4 @@
-// The scatter/gather study (thesis 1.2, 3.2.2, 4.5.1, Table 4.3; issue 12).
+// The scatter/gather study (thesis 1.2, 3.2.2, 4.5.1, Table 4.3).
 #pragma once
 #include <memory>
 

@@ -35,7 +35,7 @@ namespace {
 // What a variant computes, which fixes its reference and its minimal traffic.
 enum class Result { LowerA, UpperA, LowerAShuffled, Complete, MatchA, CountA, Merge };
 
-// How a sharded variant spreads the search over the GPUs (issue 16).
+// How a sharded variant spreads the search over the GPUs.
 enum class Split {
   None,        // a one-GPU variant
   MergePath,   // the merge path of A and B cut into equal diagonals: GPU k holds A and B between two cuts
@@ -65,7 +65,7 @@ struct Ctx {
   T* out_merge = nullptr;
   unsigned long long* counts = nullptr;    // Complete: the match counts
   const std::uint32_t* lower_in = nullptr;  // CountA: the lower bounds it starts from
-  Gather* sharded = nullptr;                // the sharded variants' GPUs and slices (issue 16)
+  Gather* sharded = nullptr;                // the sharded variants' GPUs and slices
   void* scratch = nullptr;
   std::size_t scratch_bytes = 0;
   const T* host_a = nullptr;
@@ -422,11 +422,11 @@ void add_variants(Defs<T>& d) {
        [](Ctx<T>& c) { lp::peers::thrust_merge(c.a, c.na, c.b, c.nb, c.out_merge, c.stream); }},
       {"cub_merge", VariantKind::Peer, "cub::DeviceMerge::MergeKeys of A and B", {Result::Merge}, {}, {},
        [](Ctx<T>& c) { lp::peers::cub_merge(c.a, c.na, c.b, c.nb, c.out_merge, c.scratch, c.scratch_bytes, c.stream); }},
-      {"sharded_lower", VariantKind::Ours, "issue 16: over the gpus: the merge path of A and B cut into equal diagonals (gpu_cuts.hpp), GPU k runs auto_lower's plan by sizes (no look) on its needles and haystack slice, the parts gathered to GPU 0 (ncclSend/Recv)", {Result::LowerA, false, Split::MergePath}, {}, {},
+      {"sharded_lower", VariantKind::Ours, "over the gpus: the merge path of A and B cut into equal diagonals (gpu_cuts.hpp), GPU k runs auto_lower's plan by sizes (no look) on its needles and haystack slice, the parts gathered to GPU 0 (ncclSend/Recv)", {Result::LowerA, false, Split::MergePath}, {}, {},
        [](Ctx<T>& c) { c.sharded->run(c.stream); }},
-      {"sharded_upper", VariantKind::Ours, "issue 16: sharded_lower's cuts and gather for the upper bound (equal keys: B before A on the merge path)", {Result::UpperA, false, Split::MergePath}, {}, {},
+      {"sharded_upper", VariantKind::Ours, "sharded_lower's cuts and gather for the upper bound (equal keys: B before A on the merge path)", {Result::UpperA, false, Split::MergePath}, {}, {},
        [](Ctx<T>& c) { c.sharded->run(c.stream); }},
-      {"sharded_lower_replicated", VariantKind::Ours, "issue 16, the alternative: the needles cut into equal parts, the haystack whole on every GPU, auto_lower's plan by sizes on each part, gathered to GPU 0", {Result::LowerA, false, Split::Replicated}, {}, {},
+      {"sharded_lower_replicated", VariantKind::Ours, "the alternative: the needles cut into equal parts, the haystack whole on every GPU, auto_lower's plan by sizes on each part, gathered to GPU 0", {Result::LowerA, false, Split::Replicated}, {}, {},
        [](Ctx<T>& c) { c.sharded->run(c.stream); }},
       {"cpu_sorted_search", VariantKind::Cpu, "CPUSortedSearch<Lower>: one sequential linear pass (the reference's CPU code)", {Result::LowerA}, {}, {},
        [](Ctx<T>& c) { cpu::sorted_search<Bounds::Lower>(c.host_a, c.na, c.host_b, c.nb, c.host_out_a); }},

@@ -23,7 +23,7 @@
 // arrays, shift/mask set indexing and no allocation; LRU sets are kept in move-to-front order
 // (the lines in use sit at the first ways, found at once), searched four ways per SSE2 step past
 // the first four, and an access whose page and line are among the first two of their sets takes a
-// short path (near_hit). Issue 18 measured the alternatives: per-way recency stamps and per-set
+// short path (near_hit). We measured the alternatives: per-way recency stamps and per-set
 // rank bytes both read or rewrite every way on every hit and were slower; a queue that prefetched
 // the big levels' sets ahead (batched replay) cost 40% while the buckets fit in L1 and gained
 // nothing reliable beyond.

@@ -72,7 +72,7 @@ inline const char* const kDevVm = R"({
   "memory_latency_ns": "probe", "memory_mlp": "calibrate", "walk_mlp": "calibrate"
 })";
 
-// The GPU machine's host (issue 18; results/h100-host): a KVM guest on an Intel Xeon (family 6,
+// The GPU machine's host (results/h100-host): a KVM guest on an Intel Xeon (family 6,
 // model 207) whose sysfs reports a 48 KiB 12-way L1D, a 2 MiB 16-way L2 and a 300 MiB 20-way L3.
 // Those 245760 L3 sets are not a power of two, so the L3 is 131072 sets x 38 ways (304 MiB), as
 // `hierarchy: host` rounds it there. The TLB sizes are host_hierarchy.hpp's assumptions. As a

@@ -1,11 +1,11 @@
-// Address streams of the CPU algorithms for the cache simulator (thesis §2.4, issue 6): the loads
+// Address streams of the CPU algorithms for the cache simulator (thesis §2.4): the loads
 // and stores of cpu_reference's Alg 2.2 (multireduce) and Alg 2.4 (partial radix sort, then
 // Alg 2.2), and of the two calibration probes (dependent pointer chase, independent update), in
 // program order. Each array sits at its own 1 TiB-aligned virtual base: the real arrays are
 // 2 MiB-aligned mmaps, so their line and page offsets are the same, and no two arrays share a
 // page. A sink is called as sink(address, is_write); a read-modify-write of a bucket is one access
 // with is_write (Cachegrind's "modify"), since the store always hits the line the load brought.
-// A phase observer, where given, is told where each phase begins and what prices it (issue 18's
+// A phase observer, where given, is told where each phase begins and what prices it (the overlap model's
 // model prices phases apart): phase(PhaseInfo).
 #pragma once
 #include <algorithm>
@@ -99,7 +99,7 @@ std::uint32_t chase_stream(const std::uint32_t* next, std::int64_t steps, std::u
   return p;
 }
 
-// The overlap probe of the model (issue 18): table[labels[i]] += 1 (cpu::update_sequential), one
+// The overlap probe of the model: table[labels[i]] += 1 (cpu::update_sequential), one
 // read-modify-write per input that waits for no other, as the multireduce's bucket update.
 template <class Sink>
 void update_stream(const std::uint32_t* labels, std::int64_t n, Sink&& sink) {

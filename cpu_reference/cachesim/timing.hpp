@@ -1,11 +1,11 @@
-// The two timing models of `bench cachesim` (issue 6; issue 18 made the overlap model predict)
+// The two timing models of `bench cachesim` (the overlap model is the one that predicts)
 // and their calibration from host probes.
 //  - sequential (the thesis's, §2.4): every access pays the latency of the level that served it,
 //    one after another, and every TLB miss pays its walk;
 //  - overlap (beyond the thesis, its "follow-on work"): independent misses overlap, so the
 //    accesses served by level k cost latency_k / mlp_k each (mlp_k: how many are in flight), and
 //    a phase is never faster than its memory traffic at the bandwidth of its own stream count.
-// Issue 18: a level's latency is a curve over the working set (the measured pointer-chase curve:
+// A level's latency is a curve over the working set (the measured pointer-chase curve:
 // on a VM an "L3" of 300 MiB costs 27 ns at 4 MiB and 92 ns at 16 MiB), so is its overlap (from
 // update probes: independent read-modify-writes, the multireduce's kind of access, which overlap
 // less than independent reads where a line is updated again while its update is in flight), the
@@ -105,7 +105,7 @@ struct Prediction {
 
 // The overlap model's latency bound is max(core, beyond): the L1 hits the core works through, and
 // the misses beyond it (each level's share at its overlap, and the walks), which proceed while the
-// core goes on with the hits. Summing them (issue 6's form) charged a memory-bound loop for its
+// core goes on with the hits. Summing them (this model's first form) charged a memory-bound loop for its
 // L1-served stream accesses as well, +30-50% beyond the caches on the dev VM.
 inline Prediction predict(const Counts& c, const Prices& p) {
   Prediction r;

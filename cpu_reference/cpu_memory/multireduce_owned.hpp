@@ -1,4 +1,4 @@
-// Multithreaded multireduce with owned bucket ranges (issue 18, beyond the thesis): where a private
+// Multithreaded multireduce with owned bucket ranges (beyond the thesis): where a private
 // bucket set per thread outgrows L1/L2, thread o owns the o-th of `threads` bucket ranges (m /
 // threads buckets, cache-resident), and the input is processed in blocks: every thread splits its
 // slice of a block by owner into a cache-resident buffer, then every owner applies what all

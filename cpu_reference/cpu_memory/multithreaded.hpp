@@ -1,4 +1,4 @@
-// The modern CPU baseline the issue asks for (beyond the thesis): multithreaded multireduce with
+// The modern CPU baseline (beyond the thesis): multithreaded multireduce with
 // std::thread — per-thread privatised buckets for small m, radix partitioning by the top label
 // bits then per-partition sequential Alg 2.2 for large m — and a streaming-read kernel whose
 // bandwidth is the ceiling any of them can reach. Scratch comes from the caller (sized by
@@ -18,7 +18,7 @@ inline int resolve_threads(int threads) {
   return threads > 0 ? threads : std::max(1, int(std::thread::hardware_concurrency()));
 }
 
-// Private copies cost threads x m buckets and a threads x m merge. Issue 18 measured both paths
+// Private copies cost threads x m buckets and a threads x m merge. The threads study measured both paths
 // at every m on the GPU host's 16 cores (results/h100-host/cpu_threads.json): private copies
 // still win where they outgrow each core's 2 MiB L2 and sit in the L3 (2^18: 80% of the streaming
 // read against 18%; 2^20: 30% against 12%); beyond 2^20 radix partitioning keeps each
@@ -29,7 +29,7 @@ constexpr std::uint32_t kMtPrivateMaxBuckets = 1u << 20;
 constexpr int kMtPartitionBucketBits = 15, kMtMaxPartitionBits = 10;
 
 // Which path multireduce_mt takes: Auto chooses by m (private copies up to kMtPrivateMaxBuckets),
-// the others force one (issue 18 measures both at every m).
+// the others force one (configs/cpu/threads.json measures both at every m).
 enum class MtPath { Auto, Private, Partition };
 inline bool mt_private(std::uint32_t m, MtPath path) {
   return path == MtPath::Private || (path == MtPath::Auto && m <= kMtPrivateMaxBuckets);
@@ -151,7 +151,7 @@ inline std::int64_t stream_read_sum(const std::int32_t* v, std::int64_t n, int t
   return s;
 }
 
-// One core reading `streams` int32 columns of n words side by side (issue 18: a loop that reads
+// One core reading `streams` int32 columns of n words side by side (a loop that reads
 // two arrays at once, as the multireduce does, gets more bandwidth than one that reads one; the
 // timing model's floor is this rate at the algorithm's own stream count). Wrapping unsigned sums
 // let the compiler vectorise the loop, so it is bound by memory, not by the adds.

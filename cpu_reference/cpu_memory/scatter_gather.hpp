@@ -71,7 +71,7 @@ void gather_sequential(const std::uint32_t* labels, const T* table, std::int64_t
   for (std::int64_t i = 0; i < n; ++i) result[i] = table[labels[i]];
 }
 
-// The overlap probe of the cache simulator's model (issue 18): table[l_i] += 1, independent
+// The overlap probe of the cache simulator's model: table[l_i] += 1, independent
 // read-modify-writes of an m-entry table, the multireduce's bucket access without its values.
 template <class T>
 void update_sequential(const std::uint32_t* labels, std::int64_t n, T* table) {

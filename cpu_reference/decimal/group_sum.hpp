@@ -1,4 +1,4 @@
-// The decimal study's query on the CPU (issue 14): per product, the total of price × quantity,
+// The decimal study's query on the CPU: per product, the total of price × quantity,
 // exact, with Spark's CheckOverflow: a row whose product exceeds the product type's limit is null
 // and drops out of its group's sum (or fails the query), a group whose total exceeds the sum
 // type's limit is null (or fails the query). The totals are summed in __int128, which cannot wrap

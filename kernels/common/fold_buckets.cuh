@@ -1,4 +1,4 @@
-// Bucket arrays combined element-wise in a fixed order (issue 16): the ordered combine of the
+// Bucket arrays combined element-wise in a fixed order: the ordered combine of the
 // shards' partial multireduces (thesis 1.2's operator is associative, not always commutative, so
 // shard k's buckets join on the right of shards 0..k-1's), and the identity fill of an empty shard.
 #pragma once

@@ -4,7 +4,7 @@
 // everything each answer depends on: the device, the kernel's address (every template instance is
 // its own kernel) and the launch shape. A cache keyed on less once served one kernel's opt-in to
 // another kernel of the same signature, so that a launch failed only after certain other points
-// had run in the same process (issue 20). Every launcher goes through these; none keeps its own.
+// had run in the same process. Every launcher goes through these; none keeps its own.
 #pragma once
 #include <cuda_runtime.h>
 

@@ -1,4 +1,4 @@
-// The decimal study's sums (issue 14; the decimal128 article, docs/references.md): the
+// The decimal study's sums (the decimal128 article, docs/references.md): the
 // multireduce operators for sum(price × quantity) in decimal128, decimal64 and double, each with
 // the row's product (Spark's CheckOverflow on the product type) and an atomic where CUDA has none,
 // so the multireduce kernels (shared_privatized, cluster_privatized, global_atomics, sort_global)

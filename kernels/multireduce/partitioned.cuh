@@ -1,4 +1,4 @@
-// Beyond the thesis (issue 15): Alg 4.12's partitioning cut to one radix pass. CUB's stable sort of
+// Beyond the thesis: Alg 4.12's partitioning cut to one radix pass. CUB's stable sort of
 // the pairs by the label bits above a shared-memory window (partial_sort.cuh) makes each partition's
 // inputs contiguous; then one block per piece of a partition reduces it in a bucket window in shared
 // memory and writes the window out (adds it, where a partition is cut into several pieces); where

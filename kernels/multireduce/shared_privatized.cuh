@@ -151,7 +151,7 @@ void shared_privatized_launch(const SharedPrivatizedPlan& p, const Src& src, std
   using T = typename Op::value_type;
   auto run = [&](auto kernel) {
     // Keyed on the kernel's address: the two instances (partials or not) share one type, and a
-    // limit remembered per type once let one launch without its opt-in (issue 20).
+    // limit remembered per type once let one launch without its opt-in.
     lp::allow_dynamic_shared(kernel, p.smem);
     kernel<<<p.blocks, p.threads, p.smem, s>>>(src, n, m, p.parts, p.span, out, static_cast<T*>(scratch));
     LP_CUDA_LAUNCH("shared_privatized_kernel");

@@ -1,4 +1,4 @@
-// Beyond the thesis (issue 15): multiscan for large m by one stable partition pass. A multiscan
+// Beyond the thesis: multiscan for large m by one stable partition pass. A multiscan
 // needs the order of equal labels, not a sorted output, so instead of sorting every label bit:
 //   1. count: each tile of 4096 inputs (2048 for 8-byte values) counts its digits (the top <= 8
 //      label bits, one ballot a bit groups equal ones in a warp), and a scan of
@@ -14,7 +14,7 @@
 // About 48 bytes of traffic a 4-byte input against a multiscan's 12, but none of it scattered
 // element by element: the sort-based variants' scatter of every result to its index (and CUB's
 // gather and scatter through the permutation) costs more than the sort itself at m >= 2^16.
-// Measured (results/h100/issue15/README.md, "Seventh session"): 2.0-3.4x CUB sort + scan-by-key
+// Measured (results/h100/multiscan/probes/README.md, partitioned): 2.0-3.4x CUB sort + scan-by-key
 // on uniform and zipf labels from m = 2^12 to 2^20 on the H100.
 #pragma once
 #include <cub/block/block_scan.cuh>
@@ -38,7 +38,7 @@ constexpr int items_for(std::size_t value_bytes) { return value_bytes > 4 ? 8 : 
 constexpr int kMaxDigitBits = 8;          // one partition pass: at most 256 partitions (one digit a thread)
 constexpr int kMaxParts = 1 << kMaxDigitBits;
 // The labels left to each partition's scan where m allows: single_pass is at its best up to 256
-// (results/h100/multiscan_targets.json: 0.55-0.88 ms at m <= 256 against 1.1 at 1024, 3.0 at 4096).
+// (results/h100/multiscan/targets.json: 0.55-0.88 ms at m <= 256 against 1.1 at 1024, 3.0 at 4096).
 constexpr int kLowBits = 8;
 
 struct Plan {

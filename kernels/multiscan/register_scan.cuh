@@ -18,7 +18,7 @@ constexpr int kThreads = 256, kWarps = kThreads / 32;
 constexpr std::uint32_t kMaxM = 16;
 
 // The L2 prefetch's distance as a fraction of the resident tiles (132 SMs x 3 blocks on the H100:
-// 99 tiles, 3.2 MB ahead). Measured at m = 1 (results/h100/issue15/session5/): 0.435-0.439 ms
+// 99 tiles, 3.2 MB ahead). Measured at m = 1 (results/h100/multiscan/probes/lookahead_m1_*.json): 0.435-0.439 ms
 // without, 0.388-0.390 at 1/4 and 1/2, 0.41 at 1, 0.53 at 3/2 (prefetched lines evicted unused).
 constexpr double kLookahead = 0.25;
 

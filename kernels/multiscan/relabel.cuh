@@ -20,7 +20,7 @@ namespace lp::multiscan {
 namespace relabel_detail {
 
 // Beyond this many labels present the relabeled single_pass is not run (its vectors grow with k;
-// single_pass is measured up to m = 1024, results/h100/multiscan_notes.md).
+// single_pass is measured up to m = 1024, results/h100/multiscan/notes.md).
 constexpr std::uint32_t kMaxPresent = 1024;
 
 // Marks flags[l] = 1 for every label l present. A thread stores only when its label differs from the

@@ -74,7 +74,7 @@ inline Plan plan(std::int64_t n, std::uint32_t m, std::size_t value_bytes, const
 }
 
 // The L2 prefetch's distance as a fraction of the resident tiles (132 on the H100 at the default
-// one block per SM: 16 tiles, 2 MB ahead). Measured (results/h100/issue15/session5/): 3-9% faster
+// one block per SM: 16 tiles, 2 MB ahead). Measured (results/h100/multiscan/probes/lookahead_*.json): 3-9% faster
 // from m = 4 to 1024 at 1/8 (m = 256 degenerate 0.595 -> 0.544 ms), within 1.5% at m = 1; slower
 // at 1/4 and beyond (m = 1: 0.56 at 1/4, 0.62 at 1).
 constexpr double kLookahead = 0.125;
@@ -272,7 +272,7 @@ __device__ void exchange_prefix(std::int64_t tile, bool first, std::uint32_t m, 
         // One acquire for the window once its flags are in, not one for every poll (an acquire at
         // device scope invalidates the SM's L1 under the other blocks there). Relaxed polls, then
         // the fence, order the same; measured no slower, and not register_scan's limiter at m = 16
-        // (results/h100/issue15/README.md).
+        // (results/h100/multiscan/probes/README.md).
         cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
         const unsigned found = __ballot_sync(0xffffffffu, s == kPrefix);
         if (lane == 0) shared_word[1] = found ? unsigned(__ffs(found)) | 0x80000000u : 32u;

@@ -1,4 +1,4 @@
-// The random-access ceiling of the scatter/gather study (issue 12): n random accesses of one word
+// The random-access ceiling of the scatter/gather study: n random accesses of one word
 // each over an m-word array, the index stream computed (probe_index), not read, so nothing but the
 // random accesses (and, for reads, the sequential results) moves. Same sweep and unrolling as
 // wide.cuh, so the two differ only by the labels and values the scatter/gather must read.

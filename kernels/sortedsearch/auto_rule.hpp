@@ -4,7 +4,7 @@
 // runs: ModernGPU's merge path, our windowed search, one binary search per needle (ours or
 // Thrust's). Plain C++, __host__ __device__: the profile pass evaluates it on the device, the CPU
 // tests at every boundary. The size regions are the H100 ratio sweeps'
-// (results/h100/sortedsearch_ratios/: |A| + |B| = 2^27 and |A| = 2^24, A and B spread over the same
+// (results/h100/sortedsearch/ratios_*.json: |A| + |B| = 2^27 and |A| = 2^24, A and B spread over the same
 // key range, distinct and duplicate-heavy keys), the small sizes and the look's threshold the regret
 // sweep's fitting draw's (results/h100/regret/fit/sortedsearch.json.gz); the profile's regions have
 // yet to meet enough points of it.

@@ -1,4 +1,4 @@
-// Where to cut sorted A and B among several GPUs (issue 16): ModernGPU's merge-path partition
+// Where to cut sorted A and B among several GPUs: ModernGPU's merge-path partition
 // (MergePathPartitions) one level up, from tiles to devices. Cut k lies on the cross diagonal
 // k * (|A| + |B|) / parts of the merge of A and B, so every GPU gets the same number of keys of
 // A and B together whatever the ratio and the key distribution, and GPU k's needles

@@ -1,4 +1,4 @@
-// Windowed sorted search: our variant for today's GPUs, beyond ModernGPU (issue 21). Tiles are
+// Windowed sorted search: our variant for today's GPUs, beyond ModernGPU. Tiles are
 // fixed runs of needles (not merge-path diagonals), so no per-thread merge path and no compaction
 // pass: each tile stages its haystack span [bound(first needle), bound(next tile's first needle))
 // in one shared-memory window, and each thread resolves its run of VT consecutive needles with one
@@ -59,7 +59,7 @@ constexpr int kWindowedVts[] = {9, 5, 3, 2, 1, kHalfTile};
 constexpr double kSpanSlack = 1.15;
 
 // |B| / |A| beyond which one binary search per needle beats reading all of B, from the H100
-// ratio sweeps (results/h100/sortedsearch_ratios/, |A| + |B| = 2^27): int32 binary search 0.298
+// ratio sweeps (results/h100/sortedsearch/ratios_*.json, |A| + |B| = 2^27): int32 binary search 0.298
 // against the windowed search's 0.314 ms at 16 on distinct keys (0.303 against 0.228 on
 // duplicates), 0.258 against 0.322 at 24; int64 0.479 against 0.453 at 12, 0.424 against 0.663
 // at 16 (8-byte keys double the bytes a merge reads per B key, not a search's). The numbers are

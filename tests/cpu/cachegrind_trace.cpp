@@ -1,5 +1,5 @@
 // A program whose every data access is known, for checking lp::cachesim against Cachegrind
-// (issue 6: validation against a simulator nobody here wrote). Two modes:
+// (validation against a simulator nobody here wrote). Two modes:
 //   cachegrind_trace trace <evict_bytes>
 //       runs lp_cachegrind_traced() (to be run under valgrind --tool=cachegrind) and prints the
 //       base addresses it used: "bases <evict> <idx> <buckets>" (hex);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# lp::cachesim against Cachegrind on the same address stream (issue 6): for several D1/LL
+# lp::cachesim against Cachegrind on the same address stream: for several D1/LL
 # configurations the D1 and LL miss counts of the traced function must be EQUAL.
 # Usage: test_cachegrind.sh <path to cachegrind_trace>. Exit 77 (skipped) without valgrind.
 set -euo pipefail
@@ -13,7 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 # "D1 bytes,ways,line LL bytes,ways,line": sizes are always given, because Cachegrind otherwise
 # reads them from CPUID, which virtual machines report wrongly.
-# The last two are wide: a 12-way D1 (48 KiB, the GPU host's) and a 38-way LL, as the host preset's L3 (issue 18).
+# The last two are wide: a 12-way D1 (48 KiB, the GPU host's) and a 38-way LL, as the host preset's L3.
 for cfg in "32768,8,64 262144,16,64" "16384,4,64 131072,8,64" "32768,8,64 1048576,16,64" "8192,2,64 65536,4,64" "49152,12,64 2490368,38,64" "49152,12,64 4980736,38,64"; do
   read -r d1 ll <<<"$cfg"
   IFS=, read -r d1s d1w line <<<"$d1"

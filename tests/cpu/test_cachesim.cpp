@@ -165,7 +165,7 @@ void prefetchers_and_tlb() {
   CHECK(sim.stats().tlbs[0].misses == 1000);  // 16 entries, 100 pages cycled: LRU always misses
 }
 
-// Wide LRU sets (issue 18: a 38-way L3, a 96-way fully associative TLB), hit for hit against a
+// Wide LRU sets (a 38-way L3, a 96-way fully associative TLB), hit for hit against a
 // move-to-front list per set, on a random stream with locality (a small hot range and a wide one).
 void wide_lru_exact() {
   struct Oracle {
@@ -284,7 +284,7 @@ void streams() {
   }
 }
 
-// Calibration inverts the model (issue 18): probe times made by known prices (latency curves that
+// Calibration inverts the model: probe times made by known prices (latency curves that
 // rise inside a level, overlaps, a walk) from the probes' own counts give those prices back,
 // exactly without noise and within a few percent with +-5% noise on every probe; the fit reports
 // its residual.

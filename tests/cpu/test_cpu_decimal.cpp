@@ -1,4 +1,4 @@
-// The decimal study's CPU side (issue 14): the sales generator (ranges, row kinds, determinism,
+// The decimal study's CPU side: the sales generator (ranges, row kinds, determinism,
 // the overflow design: decimal64 nulls where decimal128 does not), the query's operators on the
 // host (the 16-byte carry add, the 32-bit words and their carry resolution, decimal64's product
 // check and sticky overflow) and the sequential and multithreaded queries against a brute force.

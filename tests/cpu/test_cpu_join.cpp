@@ -1,4 +1,4 @@
-// The join study's CPU side (issue 13): every CPU join (NINLJ with equi and band predicates, SMJ
+// The join study's CPU side: every CPU join (NINLJ with equi and band predicates, SMJ
 // and the radix hash join on one thread and several) against a brute-force join on random small
 // relations of both key types, with duplicates, empty relations, no match and all match (every key
 // equal: |R| |S| pairs), the reference and its digest, and the relation generator (distinct

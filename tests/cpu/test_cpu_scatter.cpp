@@ -1,4 +1,4 @@
-// The scatter/gather study's CPU side (issue 12): the references and CPU baselines against brute
+// The scatter/gather study's CPU side: the references and CPU baselines against brute
 // force (Alg 2.1, the sorted scatter of Alg 2.4, Alg 2.6), the any-one-wins check accepting every
 // admissible result and catching planted errors, the label distributions the study adds (runs,
 // permutation), the probes' index stream and He et al.'s pass-count model.

@@ -16,7 +16,7 @@ using u32 = std::uint32_t;
 template <class T>
 static bool occurs(const std::vector<T>& v, T x) { return std::binary_search(v.begin(), v.end(), x); }
 
-// The cuts of A and B among `parts` GPUs (issue 16): in order, the diagonals as even as possible,
+// The cuts of A and B among `parts` GPUs: in order, the diagonals as even as possible,
 // and each part's bounds into its slice of B, plus the slice's start, equal to the bounds into B.
 template <Bounds B, class T>
 static void check_cuts(const std::vector<T>& a, const std::vector<T>& b, int parts, const char* what) {

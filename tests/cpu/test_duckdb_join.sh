@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The DuckDB anchor end to end (issue 13): bench join --dump-inputs, then scripts/duckdb/duckdb_anchor.mjs
+# The DuckDB anchor end to end: bench join --dump-inputs, then scripts/duckdb/duckdb_anchor.mjs
 # (its join module, scripts/duckdb/join.mjs) joins the dump in DuckDB and validates every point
 # against the reference's count and moments; a tampered reference fails its record (exit 1); bad
 # usage is refused in one line (exit 2) with no output. Skipped (77) where node or the

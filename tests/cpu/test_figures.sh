@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/figures.py --check (issue 19): every committed figure's plotted data and every committed
+# scripts/figures.py --check: every committed figure's plotted data and every committed
 # table still come from the committed results; a results file changed in a copy must make the
 # check fail and name the figure. Skipped (77) where no Python has matplotlib.
 set -u
@@ -9,7 +9,7 @@ need_matplotlib
 "$PY" scripts/figures.py --check > "$T/check.out" 2>&1 && passes=$((passes+1)) || { fails=$((fails+1)); echo "FAIL: the committed figures do not match the committed results:"; grep FAIL "$T/check.out"; }
 # A planted change: one validated record of the Fig 4.13 run twice as slow, in a copy of results/.
 cp -r results "$T/results"
-"$PY" - "$T/results/h100/multireduce_fig4_13.json" <<'PY'
+"$PY" - "$T/results/h100/multireduce/fig4_13.json" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
 r = next(r for r in doc["records"] if r["status"] == "ok" and r["validation"] == "pass" and r["kind"] == "ours")

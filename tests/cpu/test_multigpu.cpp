@@ -1,4 +1,4 @@
-// The host side of the multi-GPU harness (issue 16), on any machine: the shards of n inputs, the
+// The host side of the multi-GPU harness, on any machine: the shards of n inputs, the
 // link read from `nvidia-smi topo -m`, the scaling metrics added to records, and a missing NCCL
 // reported as a reason (a skipped variant), not a crash.
 #include <algorithm>

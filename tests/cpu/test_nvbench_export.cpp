@@ -71,9 +71,9 @@ void round_trip(const std::string& path) {
 
 int main(int argc, char** argv) {
   const std::string src = argc > 1 ? argv[1] : ".";
-  for (const char* f : {"results/h100/sortedsearch.json", "results/h100/reliability/multireduce_issue20.json",
-                        "results/h100/reliability/multireduce_restart.json", "results/h100/multiscan_targets.json",
-                        "results/h100/histogram.json", "results/dev-vm/cpu.json", "results/dev-vm/cachesim.json"})
+  for (const char* f : {"results/h100/sortedsearch/default.json", "results/h100/reliability/odd_sizes_multireduce.json",
+                        "results/h100/reliability/multireduce_restart.json", "results/h100/multiscan/targets.json",
+                        "results/h100/histogram/default.json", "results/dev-vm/cpu.json", "results/dev-vm/cachesim.json"})
     round_trip(src + "/" + f);
   // The command line: a missing input and a malformed one are one line each and exit 2.
   std::ostringstream err;

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # scripts/records_diff.py (the check that a refactor kept every record): the committed before/after
-# results of the framework port compare equal, and a planted change (one skip reason, one record
+# results of a harness port (tests/data/records_diff/: the multireduce's CI config run by the
+# binaries of before and after it, on the H100) compare equal, and a planted change (one skip reason, one record
 # dropped) is found.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-dir=results/refactor/framework-port-h100
+dir=tests/data/records_diff
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-python3 scripts/records_diff.py "$dir/before/multireduce.json" "$dir/after/multireduce.json" >/dev/null
-python3 - "$dir/after/multireduce.json" "$tmp/planted.json" <<'PY'
+python3 scripts/records_diff.py "$dir/before_multireduce.json" "$dir/after_multireduce.json" >/dev/null
+python3 - "$dir/after_multireduce.json" "$tmp/planted.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 skipped = next(r for r in d["records"] if r["status"] == "skipped")
@@ -16,7 +17,7 @@ skipped["note"] = "a different reason"
 d["records"].pop()
 json.dump(d, open(sys.argv[2], "w"))
 PY
-if python3 scripts/records_diff.py "$dir/before/multireduce.json" "$tmp/planted.json" >"$tmp/out"; then
+if python3 scripts/records_diff.py "$dir/before_multireduce.json" "$tmp/planted.json" >"$tmp/out"; then
   echo "FAIL: a planted change was not found"; exit 1
 fi
 grep -q "note" "$tmp/out" && grep -q "only in BEFORE" "$tmp/out" || { echo "FAIL: the report misses a planted change"; cat "$tmp/out"; exit 1; }

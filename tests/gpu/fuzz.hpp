@@ -1,4 +1,4 @@
-// The GPU fuzz driver (issue 20): random points of a study, drawn by the study's own generator
+// The GPU fuzz driver: random points of a study, drawn by the study's own generator
 // around the sizes its variants cut inputs by, each run through every GPU variant with the study's
 // own input generation, CPU reference and validation (check_variant). A fixed number of cases per
 // run; the seed is printed, and LP_FUZZ_SEED=S (LP_FUZZ_CASE=k for one case) replays a failure.

@@ -39,7 +39,7 @@ inline std::vector<LabelCase> label_cases(bool quick) {
           {1 << 20, 256, "degenerate"}, {(1 << 20) + 7, 4096, "zipf"}, {500009, (1 << 18) + 3, "uniform"},
           {99991, (1 << 20) + 1, "sorted"}, {(1 << 22) + 13, 257, "uniform"}, {300001, (1 << 19) + 5, "degenerate"},
           {400009, (1 << 19) + 5, "zipf"},
-          // Issue 15: m = 2^20 + 3; every label m - 1 at large m; runs longer than a tile; one label
+          // M = 2^20 + 3; every label m - 1 at large m; runs longer than a tile; one label
           // per 512 x 32 tile; a few labels of a large label space (dense relabeling with k <= 1024
           // and, through auto's look at runs, with k = 1024 exactly).
           {300007, (1 << 20) + 3, "uniform"}, {(1 << 21) + 1, (1 << 20) + 3, "degenerate"}, {(1 << 22) + 5, 100, "sorted"},

@@ -1,4 +1,4 @@
-// GPU fuzz tests of the GPU studies (issue 20; scatter and patched, issue 12; join and primitives, issue 13): `test_gpu_fuzz <study>` draws random points
+// GPU fuzz tests of the GPU studies (scatter, patched, join and primitives too): `test_gpu_fuzz <study>` draws random points
 // (sizes 0 and 1 where the study allows them, odd sizes, sizes at and around the tiles, blocks,
 // chunks, waves and shared-memory capacities the variants use; random m, distributions, operators,
 // types and knobs) and runs every GPU variant on each, validated against the CPU reference.
@@ -70,7 +70,7 @@ void draw_knob(FuzzRng& r, Params& p, const std::vector<std::pair<std::string, s
   p[name] = r.pick(values);
 }
 
-// Issue 16's axes on about one case in four each: two GPUs (refused where the machine has one),
+// The multi-GPU axes on about one case in four each: two GPUs (refused where the machine has one),
 // inputs streamed from host memory in chunks that rarely divide the shards.
 void draw_sharding(FuzzRng& r, Params& p) {
   if (r.chance(0.25)) p["gpus"] = I(2);
@@ -131,7 +131,7 @@ void draw_sortedsearch(FuzzRng& r, Params& p, bool quick) {
   p["keys"] = r.pick(std::vector<std::string>{"distinct", "dups"});
 }
 
-// Scatter/gather (issue 12): the label sizes and buckets above (the wide kernels' 4-input groups,
+// Scatter/gather: the label sizes and buckets above (the wide kernels' 4-input groups,
 // privatized's shared-memory limit at 56832 4-byte bids), both operations, every value type, the
 // clustered runs and, with m = n, the permutation.
 void draw_scatter(FuzzRng& r, Params& p, bool quick) {
@@ -142,7 +142,7 @@ void draw_scatter(FuzzRng& r, Params& p, bool quick) {
                    {"passes", {I(1), I(2), I(9)}}});
 }
 
-// Patched arrays (issue 12): sizes around the 1024-element chunks and the warps' chunk groups,
+// Patched arrays: sizes around the 1024-element chunks and the warps' chunk groups,
 // every type at any bit width, patch rates from none to every value, uniform and clustered.
 void draw_patched(FuzzRng& r, Params& p, bool quick) {
   p["n"] = r.size(1, quick ? 1 << 15 : 1 << 22, {1, 1023, 1024, 1025, 2048, 4096, 32768, 1 << 16, kSms * 8192, 1 << 20, 1 << 22});
@@ -154,7 +154,7 @@ void draw_patched(FuzzRng& r, Params& p, bool quick) {
   draw_knob(r, p, {{"threads", {I(32), I(96), I(1024)}}, {"dense", {I(1), I(32), I(2048)}}});
 }
 
-// Joins (issue 13): sizes around the radix HJ's 1024-tuple partitions, its 2048-tuple S chunks and
+// Joins: sizes around the radix HJ's 1024-tuple partitions, its 2048-tuple S chunks and
 // 2048-tuple shared tables, the CSS-tree's 32- and 16-key nodes and the nested loop's 2048-key
 // tiles; every distribution and key type, any match fraction, strong skew, the partition-bits knob
 // and, now and then, a band predicate (the equi-joins skip it).
@@ -186,7 +186,7 @@ void draw_decimal(FuzzRng& r, Params& p, bool quick) {
   if (r.chance(0.2)) p["on_overflow"] = std::string("fail");
 }
 
-// He et al.'s primitives (issue 13): sizes around the split's 256-thread blocks and 4096-tuple
+// He et al.'s primitives: sizes around the split's 256-thread blocks and 4096-tuple
 // chunks and the map's 16-byte vectors, every primitive, fanouts from 2 to 4096 (powers of two and
 // not).
 void draw_primitives(FuzzRng& r, Params& p, bool quick) {

@@ -83,7 +83,7 @@ int main() {
   cases.push_back({(1 << 20) + 3, 64, "u8", "degenerate", "", {}});
   cases.push_back({(1 << 18) + 3, 65536, "u32", "zipf", "", {{"zipf_s", Value(3.0)}}});  // 16-bit counters, mixed warps
   cases.push_back({(1 << 18) + 5, (1 << 17) + 3, "u32", "degenerate", "", {}});  // auto's look: the cluster where windows would serve
-  // Streamed from pinned host memory in chunks (issue 16): the sharded variants and h2d_stream.
+  // Streamed from pinned host memory in chunks: the sharded variants and h2d_stream.
   cases.push_back({100003, 300, "u32", "zipf", "", {{"source", Value(std::string("host"))}, {"chunk", I(4096)}}});
   if (!quick) {
     // Odd bin counts, and more than one cluster pass.

@@ -58,7 +58,7 @@ int main() {
   for (const auto& [op, type] : ops) {
     for (const auto& c : cases) jobs.push_back({c, op, type, {}});
     jobs.push_back({{12345, 256, "uniform"}, op, type, {{"values", Value(std::string("ones"))}}});
-    // Streamed from pinned host memory in chunks (issue 16): the sharded variants and h2d_stream.
+    // Streamed from pinned host memory in chunks: the sharded variants and h2d_stream.
     jobs.push_back({{100003, 300, "zipf"}, op, type, {{"source", Value(std::string("host"))}, {"chunk", Value(std::int64_t(4096))}}});
     // Under the sanitizers too: labels beyond one shared-memory window (partitioned's sort, cut
     // and empty partitions; the look of auto).

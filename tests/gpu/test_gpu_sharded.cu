@@ -1,4 +1,4 @@
-// Issue 16: the sharded variants of multireduce, histogram and sorted search on `gpus` GPUs (the
+// The sharded variants of multireduce, histogram and sorted search on `gpus` GPUs (the
 // argument, 1 or more), through the studies' own points and validation: odd n not divisible by the
 // GPU count, m larger than n, a GPU whose shard is empty, every operator (NCCL's reductions where it
 // has them, the ordered fold everywhere), device-resident and streamed inputs with chunks that do

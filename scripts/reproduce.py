@@ -6,7 +6,7 @@ usage: bench reproduce thesis|all [--out DIR] [--quick] [--budget-min N] [--devi
 
   thesis  every config of configs/thesis/ (thesis chapters 2-5 and Appendix A/B); without a GPU,
           the CPU chapter (chapter 2) only, and the plan says so
-  all     the thesis and every study's default sweep (configs/<study>/default.json)
+  all     the thesis and every GPU study's default sweep (configs/<study>/default.json)
 
 DIR (default runs/reproduce-<thesis|all>) receives <group>/<config>.json and .csv per config (the
 group is the study; the CPU chapter's studies share cpu/), logs/ (each run's output), figures/
@@ -141,9 +141,13 @@ def make_plan(target, bin_dir):
     except (OSError, ValueError):
         pass
     if target == "all":
+        # Every GPU study's default sweep; the CPU studies' own defaults are left out: chapter 2's
+        # configs above are their runs on this host's hierarchy (cachesim's default simulates the
+        # developer VM's), and their results would share the cpu/ folder.
         for exe in sorted(glob.glob(os.path.join(bin_dir, "bench-*"))):
-            p = os.path.join(REPO, "configs", os.path.basename(exe)[len("bench-"):], "default.json")
-            if os.path.exists(p):
+            study = os.path.basename(exe)[len("bench-"):]
+            p = os.path.join(REPO, "configs", study, "default.json")
+            if study not in CPU_CHAPTER and os.path.exists(p) and p not in paths:
                 paths.append(p)
     named = {}
     try:

@@ -54,6 +54,18 @@ constexpr double kSparse = 0.25;
 // decimal128 sets a block holds: shared memory's sums ahead of the cluster's even over a hot id
 // (zipf 1.25 over 690 ids, 25 M rows: 0.33 ms against 0.94).
 constexpr double kSharedWideBytes = 16384;
+// ... and up to 64 KiB where no id is hot (results/h100/regret/default_sweeps/decimal_cluster_check.json
+// and decimal_h100_part1.json, 2^26 rows, uniform ids: 4096 ids 0.56-0.57 ms against the cluster's
+// 0.82; at 16 384 ids the two are within 5%, 0.85-0.88 against 0.82-0.84; zipf(1) at 4096 ids, a
+// 10% id, stays with the cluster: 1.66 against 1.82).
+constexpr double kSharedWideColdBytes = 65536;
+// Beyond 2 MiB of decimal128 buckets with no hot id, one aggregated global atomic a row beats the
+// cluster, whose blocks each clear and fold their share of a large set (uniform 2^18 ids over 2^26
+// rows: 1.36 ms against 1.90; 223 628 ids over 9 M rows: 0.21 against 0.33; runs over 194 740 ids:
+// 0.51 against 1.01), while up to about 1 MiB the cluster leads (65 536 ids: 1.01 against 1.36;
+// 79 725 ids: 0.71 against 0.77). Over a hot id the cluster stays (zipf(1), 2^18 ids: 2.7 against
+// 4.3).
+constexpr double kClusterColdBytes = 2.0 * (1 << 20);
 // Ids in order or in runs: a warp's rows share a product, and the aggregated global atomics update
 // it once a warp, at any m (sorted, m = 212 000: 18 us against the cluster's 78; runs of 4096 over
 // m = 48 000: 0.71 ms against the cluster's 3.9), but for sets that a block holds many times.
@@ -97,8 +109,9 @@ LP_HD Plan decide(const Sizes& s, const profile::Profile& p) {
     if (s.cluster && double(s.m) * s.bucket_bytes <= 1048576) return Plan::Cluster;
     return within_l2(s, 0.75) || !s.int_counts ? Plan::Global : Plan::Sort;
   }
-  if (double(s.m) * s.bucket_bytes <= kSharedWideBytes && s.shared) return Plan::Shared;
-  if (s.cluster) return Plan::Cluster;
+  const double bytes = double(s.m) * s.bucket_bytes;
+  if (s.shared && bytes <= (hot ? kSharedWideBytes : kSharedWideColdBytes)) return Plan::Shared;
+  if (s.cluster && (hot || bytes <= kClusterColdBytes)) return Plan::Cluster;
   return hot && s.int_counts ? Plan::Sort : Plan::Global;
 }
 

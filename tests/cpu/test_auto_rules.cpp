@@ -405,6 +405,23 @@ void test_decimal_rule() {
   CHECK(ar::decide(s, p) == P::Cluster);
   s.cluster = false;
   CHECK(ar::decide(s, p) == P::Sort);
+  // No hot id: shared memory up to kSharedWideColdBytes, the cluster up to kClusterColdBytes, then
+  // the aggregated global atomics; a hot id keeps the cluster beyond.
+  s.cluster = true, p = spread();
+  CHECK(ar::decide(s, p) == P::Shared);
+  s.m = std::uint32_t(ar::kSharedWideColdBytes / 16);
+  CHECK(ar::decide(s, p) == P::Shared);
+  s.m += 1;
+  CHECK(ar::decide(s, p) == P::Cluster);
+  s.m = std::uint32_t(ar::kClusterColdBytes / 16);
+  CHECK(ar::decide(s, p) == P::Cluster);
+  s.m += 1;
+  CHECK(ar::decide(s, p) == P::Global);
+  p.heavy = ar::kHotShare;
+  CHECK(ar::decide(s, p) == P::Cluster);
+  s.shared = false, s.m = 4096, p = spread();
+  CHECK(ar::decide(s, p) == P::Cluster);  // the 64 KiB sets only where a block can hold them
+  s.shared = true;
   // By sizes: small sets in shared memory from kFewRows rows; global atomics below kManyRows rows.
   s.cluster = true, s.n = ar::kFewRows, s.m = std::uint32_t(ar::kSmallSetBytes / 16);
   CHECK(ar::by_size(s) == P::Shared);

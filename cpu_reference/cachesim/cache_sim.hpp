@@ -26,7 +26,9 @@
 // short path (near_hit). We measured the alternatives: per-way recency stamps and per-set
 // rank bytes both read or rewrite every way on every hit and were slower; a queue that prefetched
 // the big levels' sets ahead (batched replay) cost 40% while the buckets fit in L1 and gained
-// nothing reliable beyond.
+// nothing reliable beyond. A level whose tags fit 29 bits keeps 32-bit entries, and the tag arrays
+// ask for 2 MiB pages (see Set::narrow and HugePageAllocator): the large-m replay waits on the
+// simulator's own misses on its largest arrays.
 #pragma once
 #include <nlohmann/json.hpp>
 
@@ -39,6 +41,19 @@
 #include <vector>
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+#include <cstdlib>
+#include <new>
+
+// The two widths' bodies are inlined into their dispatch, so that a level of either keeps the one
+// call the single width had.
+#if defined(__GNUC__)
+#define LP_SIM_INLINE __attribute__((always_inline)) inline
+#else
+#define LP_SIM_INLINE inline
 #endif
 
 namespace lp::cachesim {
@@ -112,24 +127,74 @@ inline int find_way(const std::uint64_t* e, std::uint32_t ways, std::uint64_t wa
     if ((e[k] & ~std::uint64_t(3)) == want) return int(k);
   return -1;
 }
+// The same over 32-bit entries (a level whose tags fit: half the bytes a set takes, four ways a
+// compare).
+inline int find_way(const std::uint32_t* e, std::uint32_t ways, std::uint32_t want) {
+  const std::uint32_t near = ways < 4 ? ways : 4;
+  for (std::uint32_t k = 0; k < near; ++k)
+    if ((e[k] & ~std::uint32_t(3)) == want) return int(k);
+  const __m128i w = _mm_set1_epi32(static_cast<int>(want)), m = _mm_set1_epi32(~3);
+  std::uint32_t k = near;
+  for (; k + 4 <= ways; k += 4) {
+    const __m128i a = _mm_cmpeq_epi32(_mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(e + k)), m), w);
+    if (const int bits = _mm_movemask_ps(_mm_castsi128_ps(a))) return int(k) + __builtin_ctz(unsigned(bits));
+  }
+  for (; k < ways; ++k)
+    if ((e[k] & ~std::uint32_t(3)) == want) return int(k);
+  return -1;
+}
 #else
-inline int find_way(const std::uint64_t* e, std::uint32_t ways, std::uint64_t want) {
+template <class E>
+inline int find_way(const E* e, std::uint32_t ways, E want) {
   for (std::uint32_t k = 0; k < ways; ++k)
-    if ((e[k] & ~std::uint64_t(3)) == want) return int(k);
+    if ((e[k] & ~E(3)) == want) return int(k);
   return -1;
 }
 #endif
 // Moves e[w] to e[0], shifting e[0..w) one way back: a short inline copy for the common near-front
 // hit, memmove (vectorised) for a deep one.
-inline void to_front(std::uint64_t* e, std::uint32_t w, std::uint64_t v) {
+template <class E>
+inline void to_front(E* e, std::uint32_t w, E v) {
   if (w < 16) {
     for (std::uint32_t k = w; k > 0; --k) e[k] = e[k - 1];
   } else {
-    std::memmove(e + 1, e, std::size_t(w) * 8);
+    std::memmove(e + 1, e, std::size_t(w) * sizeof(E));
   }
   e[0] = v;
 }
 inline bool pow2(std::uint64_t x) { return x && !(x & (x - 1)); }
+
+// The simulated levels' tag arrays, on 2 MiB pages where the kernel gives them (transparent huge
+// pages on request): a large level's array (the GPU host's L3: 20 MiB) is read at random, one set
+// an access, and on 4 KiB pages nearly every such read also missed the host's own TLB.
+template <class T>
+struct HugePageAllocator {
+  using value_type = T;
+  static constexpr std::size_t kHuge = std::size_t(2) << 20;
+  HugePageAllocator() = default;
+  template <class U>
+  HugePageAllocator(const HugePageAllocator<U>&) {}
+  T* allocate(std::size_t n) {
+    const std::size_t bytes = n * sizeof(T);
+    if (bytes < kHuge) return std::allocator<T>().allocate(n);
+    void* p = nullptr;
+    if (posix_memalign(&p, kHuge, (bytes + kHuge - 1) / kHuge * kHuge) != 0) throw std::bad_alloc();
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    madvise(p, (bytes + kHuge - 1) / kHuge * kHuge, MADV_HUGEPAGE);  // a hint: 4 KiB pages if refused
+#endif
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, std::size_t n) {
+    if (n * sizeof(T) < kHuge) return std::allocator<T>().deallocate(p, n);
+    std::free(p);
+  }
+  template <class U>
+  bool operator==(const HugePageAllocator<U>&) const { return true; }
+  template <class U>
+  bool operator!=(const HugePageAllocator<U>&) const { return false; }
+};
+template <class T>
+using TagArray = std::vector<T, HugePageAllocator<T>>;
 inline unsigned log2u(std::uint64_t x) { unsigned r = 0; while (x >>= 1) ++r; return r; }
 }  // namespace detail
 
@@ -306,7 +371,9 @@ struct Stats {
 
 class Simulator {
  public:
-  explicit Simulator(const Hierarchy& h) : h_(h) {
+  // narrow_tags = false keeps every level in 64-bit entries: the same simulation, for the tests
+  // that check the narrow levels against it.
+  explicit Simulator(const Hierarchy& h, bool narrow_tags = true) : h_(h) {
     if (std::string err = validate(h); !err.empty()) throw ConfigError(err);
     for (std::size_t i = 0; i < h.levels.size(); ++i) {
       const Level& l = h.levels[i];
@@ -314,10 +381,18 @@ class Simulator {
       s.ways = l.ways;
       s.line_shift = detail::log2u(l.line_bytes);
       s.set_mask = l.size_bytes / (std::uint64_t(l.line_bytes) * l.ways) - 1;
+      s.set_bits = detail::log2u(s.set_mask + 1);
       s.policy = l.policy;
       s.inclusive = l.inclusive;
       s.prefetch = l.prefetcher;
-      s.entry.assign((s.set_mask + 1) * l.ways, kInvalid);
+      // A level whose tags (the address bits above its line and set bits) fit 29 bits keeps them
+      // in 32-bit entries: a 38-way set of the GPU host's L3 then takes 152 bytes instead of 304,
+      // and the simulator's own misses on it are what a large-m replay waits for.
+      s.narrow = narrow_tags && kAddressBits - s.line_shift - s.set_bits <= 29;
+      if (s.narrow)
+        s.entry32.assign((s.set_mask + 1) * l.ways, kInvalid32);
+      else
+        s.entry.assign((s.set_mask + 1) * l.ways, kInvalid);
       if (l.policy == Policy::TreePLRU) s.plru.assign(s.set_mask + 1, 0);
       s.rng = h.seed * 0x9e3779b97f4a7c15ull + i + 1;
       c_.push_back(std::move(s));
@@ -336,6 +411,7 @@ class Simulator {
   }
 
   void access(std::uint64_t addr, bool is_write) {
+    if (addr >> kAddressBits) throw std::out_of_range("cachesim: address " + std::to_string(addr) + " is beyond 48 bits");
     ++stats_.accesses;
     if (near_hit(addr, is_write)) return;
     if (!t_.empty()) translate(addr);
@@ -350,6 +426,10 @@ class Simulator {
   // empty way (no real line number reaches 2^62 - 1).
   static constexpr std::uint64_t kDirty = 1, kPrefetched = 2, kFlags = 3;
   static constexpr std::uint64_t kInvalid = ~std::uint64_t(0);
+  // A narrow level's entry is (tag << 2) | flags, the tag being line >> set_bits (below 2^29, so
+  // no entry or key reaches the all-ones empty way); addresses are x86-64's 48 bits.
+  static constexpr std::uint32_t kInvalid32 = ~std::uint32_t(0);
+  static constexpr unsigned kAddressBits = 48;
 
   // Makes `want` the first of e[0..ways) if it is one of the first two; false if not.
   static bool front_two(std::uint64_t* e, std::uint32_t ways, std::uint64_t want, std::uint64_t mask, std::uint64_t set) {
@@ -366,7 +446,7 @@ class Simulator {
   // prefetcher). The state and counts are exactly what translate() and fetch() would make.
   bool near_hit(std::uint64_t addr, bool is_write) {
     Set& c = c_[0];
-    if (c.policy != Policy::LRU) return false;
+    if (c.policy != Policy::LRU || c.narrow) return false;
     const std::uint64_t line = addr >> c.line_shift;
     std::uint64_t* e = &c.entry[(line & c.set_mask) * c.ways];
     const std::uint64_t want = line << 2;
@@ -385,12 +465,13 @@ class Simulator {
   }
 
   struct Set {  // one cache level: sets x ways entries, set-major
-    std::uint32_t ways = 0, line_shift = 0;
+    std::uint32_t ways = 0, line_shift = 0, set_bits = 0;
     std::uint64_t set_mask = 0;
     Policy policy = Policy::LRU;
-    bool inclusive = false;
+    bool inclusive = false, narrow = false;
     Prefetch prefetch = Prefetch::None;
-    std::vector<std::uint64_t> entry;  // LRU: each set ordered most recent first
+    detail::TagArray<std::uint64_t> entry;    // LRU: each set ordered most recent first
+    detail::TagArray<std::uint32_t> entry32;  // the same, narrow (32-bit tags)
     std::vector<std::uint64_t> plru;   // tree bits per set, heap-numbered from 1
     std::uint64_t rng = 1;
     std::uint64_t last_miss = kInvalid;  // stride prefetcher state
@@ -423,13 +504,30 @@ class Simulator {
 
   // Looks the line up; on a hit updates recency (and the dirty bit) and returns 1, or 2 for the
   // first use of a prefetched line; 0 on a miss.
+  // A set's entries, the key a line is found by, and the line an entry holds, for either width.
+  template <class E>
+  static E* ways_of(Set& c, std::uint64_t set) {
+    if constexpr (sizeof(E) == 4) return &c.entry32[set * c.ways]; else return &c.entry[set * c.ways];
+  }
+  template <class E>
+  static E key(const Set& c, std::uint64_t line) {
+    if constexpr (sizeof(E) == 4) return E((line >> c.set_bits) << 2); else return line << 2;
+  }
+  template <class E>
+  static std::uint64_t line_of(const Set& c, E v, std::uint64_t set) {
+    if constexpr (sizeof(E) == 4) return ((std::uint64_t(v) >> 2) << c.set_bits) | set; else return v >> 2;
+  }
   static int lookup(Set& c, std::uint64_t line, bool dirty) {
+    return c.narrow ? lookup_in<std::uint32_t>(c, line, dirty) : lookup_in<std::uint64_t>(c, line, dirty);
+  }
+  template <class E>
+  LP_SIM_INLINE static int lookup_in(Set& c, std::uint64_t line, bool dirty) {
     const std::uint64_t set = line & c.set_mask;
-    std::uint64_t* e = &c.entry[set * c.ways];
-    const int w = detail::find_way(e, c.ways, line << 2);
+    E* e = ways_of<E>(c, set);
+    const int w = detail::find_way(e, c.ways, key<E>(c, line));
     if (w < 0) return 0;
-    const int first_use = (e[w] & kPrefetched) ? 2 : 1;
-    const std::uint64_t v = (e[w] & ~kPrefetched) | std::uint64_t(dirty);
+    const int first_use = (e[w] & E(kPrefetched)) ? 2 : 1;
+    const E v = E((e[w] & ~E(kPrefetched)) | E(dirty));
     if (c.policy == Policy::LRU) {
       detail::to_front(e, std::uint32_t(w), v);
     } else {
@@ -438,27 +536,38 @@ class Simulator {
     }
     return first_use;
   }
+  static bool present(Set& c, std::uint64_t line) {
+    const std::uint64_t set = line & c.set_mask;
+    return c.narrow ? detail::find_way(ways_of<std::uint32_t>(c, set), c.ways, key<std::uint32_t>(c, line)) >= 0
+                    : detail::find_way(ways_of<std::uint64_t>(c, set), c.ways, key<std::uint64_t>(c, line)) >= 0;
+  }
 
   // Puts `line` into level i, evicting a victim (write-back, back-invalidation) if the set is full.
   void insert(std::size_t i, std::uint64_t line, std::uint64_t flags) {
+    if (c_[i].narrow) insert_in<std::uint32_t>(i, line, flags); else insert_in<std::uint64_t>(i, line, flags);
+  }
+  template <class E>
+  LP_SIM_INLINE void insert_in(std::size_t i, std::uint64_t line, std::uint64_t flags) {
     Set& c = c_[i];
     const std::uint64_t set = line & c.set_mask;
-    std::uint64_t* e = &c.entry[set * c.ways];
+    E* e = ways_of<E>(c, set);
+    constexpr E empty_way = E(~E(0));
     std::uint32_t w = c.ways - 1;  // LRU: empty ways always sit at the tail, so the tail is the victim
     if (c.policy != Policy::LRU) {
-      const int empty = detail::find_way(e, c.ways, kInvalid & ~kFlags);
+      const int empty = detail::find_way(e, c.ways, E(empty_way & ~E(kFlags)));
       w = empty >= 0 ? std::uint32_t(empty)
           : c.policy == Policy::TreePLRU ? plru_victim(c.plru[set], c.ways)
                                          : static_cast<std::uint32_t>(next_rng(c.rng) % c.ways);
     }
-    const std::uint64_t victim = e[w];
+    const E victim = e[w];
+    const E v = E(key<E>(c, line) | E(flags));
     if (c.policy == Policy::LRU) {
-      detail::to_front(e, w, (line << 2) | flags);
+      detail::to_front(e, w, v);
     } else {
-      e[w] = (line << 2) | flags;
+      e[w] = v;
       if (c.policy == Policy::TreePLRU) plru_touch(c.plru[set], w, c.ways);
     }
-    if (victim != kInvalid) evicted(i, victim >> 2, victim & kDirty);
+    if (victim != empty_way) evicted(i, line_of<E>(c, victim, set), victim & E(kDirty));
   }
 
   void evicted(std::size_t i, std::uint64_t line, bool dirty) {
@@ -476,20 +585,23 @@ class Simulator {
 
   // Drops every line of level j inside [addr, addr + bytes); returns whether any was dirty.
   bool invalidate_range(std::size_t j, std::uint64_t addr, std::uint64_t bytes) {
-    Set& c = c_[j];
+    return c_[j].narrow ? invalidate_in<std::uint32_t>(c_[j], addr, bytes) : invalidate_in<std::uint64_t>(c_[j], addr, bytes);
+  }
+  template <class E>
+  static bool invalidate_in(Set& c, std::uint64_t addr, std::uint64_t bytes) {
     bool dirty = false;
     const std::uint64_t step = std::uint64_t(1) << c.line_shift;
     for (std::uint64_t a = addr & ~(step - 1); a < addr + bytes; a += step) {
       const std::uint64_t line = a >> c.line_shift;
-      std::uint64_t* e = &c.entry[(line & c.set_mask) * c.ways];
-      const int w = detail::find_way(e, c.ways, line << 2);
+      E* e = ways_of<E>(c, line & c.set_mask);
+      const int w = detail::find_way(e, c.ways, key<E>(c, line));
       if (w < 0) continue;
-      dirty |= e[w] & kDirty;
+      dirty |= (e[w] & E(kDirty)) != 0;
       if (c.policy == Policy::LRU) {  // keep empty ways at the tail so the tail is the victim
-        std::memmove(e + w, e + w + 1, std::size_t(c.ways - 1 - w) * 8);
-        e[c.ways - 1] = kInvalid;
+        std::memmove(e + w, e + w + 1, std::size_t(c.ways - 1 - w) * sizeof(E));
+        e[c.ways - 1] = E(~E(0));
       } else {
-        e[w] = kInvalid;
+        e[w] = E(~E(0));
       }
     }
     return dirty;
@@ -527,9 +639,7 @@ class Simulator {
       c.last_miss = line;
     }
     if (target == kInvalid) return;
-    const std::uint64_t set = target & c.set_mask;
-    const std::uint64_t* e = &c.entry[set * c.ways];
-    if (detail::find_way(e, c.ways, target << 2) >= 0) return;  // already present: no recency change
+    if (present(c, target)) return;  // already present: no recency change
     ++stats_.levels[i].prefetches;
     fetch(i + 1, target << c.line_shift, false, true);
     insert(i, target, kPrefetched);

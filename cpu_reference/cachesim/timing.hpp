@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -226,6 +227,14 @@ inline Calibrated calibrate(const Prices& given, const ProbeSet& ps) {
   const bool walk_mlp_unknown = p.walk_mlp == 0 && !p.walk_ns.empty();
   p.bytes_per_ns = ps.bytes_per_ns;
 
+  // Every probe's counts must describe the priced hierarchy: a level the counts lack would be read
+  // past their end.
+  for (const auto* set : {&ps.chase, &ps.update})
+    for (const Probe& q : *set)
+      if (q.counts.served.size() != K || q.counts.tlb_miss.size() != p.walk_ns.size())
+        throw std::invalid_argument("calibrate: a probe's counts have " + std::to_string(q.counts.served.size()) + " levels and " +
+                                    std::to_string(q.counts.tlb_miss.size()) + " TLBs, the prices " + std::to_string(K) + " and " +
+                                    std::to_string(p.walk_ns.size()));
   std::vector<const Probe*> large, small;
   for (const Probe& q : ps.chase) (q.small_pages ? small : large).push_back(&q);
   std::sort(large.begin(), large.end(), [](const Probe* a, const Probe* b) { return a->counts.working_set_bytes < b->counts.working_set_bytes; });

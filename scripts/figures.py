@@ -196,7 +196,7 @@ def gallery(results):
              "Every figure and table of the studies, made from the committed results by `scripts/figures.py`",
              "(which writes this page; `scripts/figures.py --check` verifies that each figure still comes from",
              "the committed results). One line each: ours, and the figure of the thesis (or reference) it",
-             "reproduces. The notes beside the results (`*_notes.md`, each folder's README) read them.", ""]
+             "reproduces. The notes beside the results (each study folder's `notes.md` and README) read them.", ""]
     for study, _, _, dst in active_jobs(results):
         lines.append(f"## {study}: `{dst}`")
         lines.append("")

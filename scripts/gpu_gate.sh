@@ -25,15 +25,16 @@ if [ ${#studies[@]} -eq 0 ]; then
   for c in configs/gate/*_gpu.json; do s=$(basename "$c" _gpu.json); studies+=("$s"); done
 fi
 rc=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 for s in "${studies[@]}"; do
   base=results/$gpu/gate/${s}_gpu.json
   if [ ! -f "configs/gate/${s}_gpu.json" ]; then echo "gpu_gate: no configs/gate/${s}_gpu.json" >&2; rc=2; continue; fi
   if [ ! -f "$base" ]; then echo "gpu_gate: $s: no baseline $base (make it: bench $s --config configs/gate/${s}_gpu.json)" >&2; rc=2; continue; fi
   start=$(date +%s)
-  scripts/perf_gate.sh "$base" --threshold "$threshold" --bin "$bin" > "/tmp/gpu_gate_$s.$$" 2>&1
+  scripts/perf_gate.sh "$base" --threshold "$threshold" --bin "$bin" > "$log" 2>&1
   r=$?
-  echo "$s: $( [ $r -eq 0 ] && echo pass || echo "FAIL (exit $r)" ) in $(( $(date +%s) - start )) s; $(grep -E '^compare: ' "/tmp/gpu_gate_$s.$$" | tail -1)"
-  [ $r -ne 0 ] && { tail -20 "/tmp/gpu_gate_$s.$$"; [ $rc -eq 0 ] && rc=$r; [ $r -eq 1 ] && rc=1; }
-  rm -f "/tmp/gpu_gate_$s.$$"
+  echo "$s: $( [ $r -eq 0 ] && echo pass || echo "FAIL (exit $r)" ) in $(( $(date +%s) - start )) s; $(grep -E '^compare: ' "$log" | tail -1)"
+  [ $r -ne 0 ] && { tail -20 "$log"; [ $rc -eq 0 ] && rc=$r; [ $r -eq 1 ] && rc=1; }
 done
 exit $rc

@@ -30,14 +30,17 @@ done
 [ -f "$base" ] || { echo "perf_gate: $base: no such file" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# The study and the config as BASE ran them.
-if ! python3 - "$base" "$tmp/config.json" "$tmp/study" "$gpu_only" <<'PY'
+# The study, the config and the flags (--quick, --size-limit N) as BASE ran them.
+if ! python3 - "$base" "$tmp/config.json" "$tmp/study" "$gpu_only" "$tmp/flags" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
 meta = doc["meta"]
 cfg = dict(meta["config"])
-cfg.pop("quick", None)  # --quick is a flag, not a config key
-cfg.pop("size_limit", None)  # likewise --size-limit
+flags = []
+if cfg.pop("quick", None) is not None:  # a flag, not a config key
+    flags.append("--quick")
+if "size_limit" in cfg:  # likewise
+    flags += ["--size-limit", str(cfg.pop("size_limit"))]
 if sys.argv[4] == "1":
     cpu = {r["variant"] for r in doc["records"] if r.get("kind") == "cpu"}
     cfg["variants"] = [v for v in meta["variants"] if v not in cpu]
@@ -45,15 +48,13 @@ if sys.argv[4] == "1":
         sys.exit("perf_gate: --gpu-only: BASE has no GPU variant")
 json.dump(cfg, open(sys.argv[2], "w"), indent=1)
 open(sys.argv[3], "w").write(meta["study"])
+open(sys.argv[5], "w").write("".join(f + "\n" for f in flags))
 PY
 then echo "perf_gate: $base: not a results file with meta.config" >&2; exit 2; fi
 study=$(cat "$tmp/study")
 out=${out:-$tmp/new}
-quick=$(python3 -c 'import json,sys; print(1 if json.load(open(sys.argv[1]))["meta"]["config"].get("quick") else 0)' "$base")
-flags=(--config "$tmp/config.json" --out "$out" --force)
-[ "$quick" = 1 ] && flags+=(--quick)
-limit=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["meta"]["config"].get("size_limit", ""))' "$base")
-[ -n "$limit" ] && flags+=(--size-limit "$limit")
+mapfile -t base_flags < "$tmp/flags"
+flags=(--config "$tmp/config.json" --out "$out" --force "${base_flags[@]}")
 "$bin/bench" "$study" "${flags[@]}" > "$tmp/run.log" 2>&1
 rc=$?
 if [ $rc -ne 0 ] && [ ! -f "$out/$study.json" ]; then

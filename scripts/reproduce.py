@@ -87,7 +87,6 @@ class Entry:
             self.study = doc["study"]
         except (OSError, ValueError, KeyError) as e:
             raise Usage(f"{os.path.relpath(config_path, REPO)}: not a readable config ({e})")
-        self.description = doc.get("description", "")
         self.stem = os.path.basename(self.rel)
         self.group = "cpu" if self.study in CPU_CHAPTER else self.study
         self.chapter = chapter_of(self)
@@ -103,11 +102,9 @@ class Entry:
         if self.group == "cpu":
             cands = [os.path.join(COMMITTED_HOST, self.stem + ".json")]
         else:
-            cands = [os.path.join(COMMITTED_GPU, self.group, self.stem + ".json")]
-            if self.stem == "default":  # the older folders name the default run after the study
-                cands.append(os.path.join(COMMITTED_GPU, self.group, self.study + ".json"))
-            # A thesis figure never run on its own there: the default sweep has every variant.
-            cands += [os.path.join(COMMITTED_GPU, self.group, n) for n in ("default.json", self.study + ".json")]
+            # Else the default sweep (some folders name it after the study): a thesis figure never
+            # run on its own there finds its variants in it.
+            cands = [os.path.join(COMMITTED_GPU, self.group, n) for n in (self.stem + ".json", "default.json", self.study + ".json")]
         for c in cands:
             if os.path.exists(os.path.join(REPO, c)):
                 return c
@@ -121,25 +118,25 @@ def thesis_chapter(entry):
     s = entry.stem
     for prefix in ("fig", "table"):
         if s.startswith(prefix) and len(s) > len(prefix):
-            c = s[len(prefix)]
-            return {"A": "A", "B": "B"}.get(c, c)
+            return s[len(prefix)]
     if s.startswith("appendix_"):
         return s.split("_")[1].upper()
     return "-"
 
 
 def make_plan(target, bin_dir):
-    thesis = sorted(glob.glob(os.path.join(REPO, "configs", "thesis", "*.json")))
-    paths = list(thesis)
-    # The default sweeps that thesis figures are drawn from (Figs 4.18, 4.25: the multireduce's;
-    # Table 4.3: the scatter's), as docs/thesis_values.json names them.
+    paths = sorted(glob.glob(os.path.join(REPO, "configs", "thesis", "*.json")))
     try:
-        for fig in load_json(THESIS_VALUES).get("figures", []):
-            p = os.path.join(REPO, "configs", fig.get("config", "") + ".json")
-            if os.path.exists(p) and p not in paths:
-                paths.append(p)
+        figures = load_json(THESIS_VALUES).get("figures", [])
     except (OSError, ValueError):
-        pass
+        figures = []
+    # The default sweeps that thesis figures are drawn from (Figs 4.18, 4.25: the multireduce's;
+    # Table 4.3: the scatter's), as docs/thesis_values.json names them, with their chapters.
+    named = {f.get("config", ""): str(f.get("chapter", "-")) for f in figures}
+    for rel in named:
+        p = os.path.join(REPO, "configs", rel + ".json")
+        if os.path.exists(p) and p not in paths:
+            paths.append(p)
     if target == "all":
         # Every GPU study's default sweep; the CPU studies' own defaults are left out: chapter 2's
         # configs above are their runs on this host's hierarchy (cachesim's default simulates the
@@ -149,11 +146,6 @@ def make_plan(target, bin_dir):
             p = os.path.join(REPO, "configs", study, "default.json")
             if study not in CPU_CHAPTER and os.path.exists(p) and p not in paths:
                 paths.append(p)
-    named = {}
-    try:
-        named = {f["config"]: str(f.get("chapter", "-")) for f in load_json(THESIS_VALUES).get("figures", [])}
-    except (OSError, ValueError, KeyError):
-        pass
     entries = [Entry(p, lambda e: named.get(e.rel) if e.stem == "default" and e.rel in named else thesis_chapter(e))
                for p in paths]
     order = {"2": 0, "3": 1, "4": 2, "5": 3, "A": 4, "B": 5, "-": 6}
@@ -199,9 +191,13 @@ def estimate(entry, size_limit, quick, state):
     return total
 
 
+def run_mode(size_limit, quick):
+    """The mode a config runs in, as state.json and a result file's meta.config record it."""
+    return "quick" if quick else (f"limit{size_limit}" if size_limit else "full")
+
+
 def state_key(entry, size_limit, quick):
-    mode = "quick" if quick else (f"limit{size_limit}" if size_limit else "full")
-    return f"{entry.rel}|{mode}"
+    return f"{entry.rel}|{run_mode(size_limit, quick)}"
 
 
 # --- running --------------------------------------------------------------------------------------
@@ -314,9 +310,7 @@ def result_mode(path):
         cfg = load_json(path).get("meta", {}).get("config", {})
     except (OSError, ValueError):
         return None
-    if "quick" in cfg:
-        return "quick"
-    return f"limit{cfg['size_limit']}" if "size_limit" in cfg else "full"
+    return run_mode(cfg.get("size_limit"), "quick" in cfg)
 
 
 # --- figures --------------------------------------------------------------------------------------
@@ -596,16 +590,17 @@ def main(argv):
     if not gpu.get("present"):
         print(f"  {gpu.get('reason') or 'no GPU'}: the thesis's CPU chapter only; "
               f"{sum(1 for e in plan if e.needs_gpu)} GPU configs are not run")
+    def kept(e):  # its results are in DIR, run in this mode
+        return os.path.exists(e.out_json(args.out)) and result_mode(e.out_json(args.out)) == run_mode(size_limit, args.quick)
     done_before = 0
     for e in plan:
         status = e.skip_reason or ""
-        if not status and os.path.exists(e.out_json(args.out)) and result_mode(e.out_json(args.out)) == state_key(e, size_limit, args.quick).split("|")[1]:
+        if not status and kept(e):
             status = "done (kept)"
             done_before += 1
         est = fmt_duration(e.estimate_s) if e.estimate_s is not None else ""
         print(f"  ch {e.chapter:<2} {e.group + '/' + e.stem:<34} {est:>8}  {status}")
-    left = [e for e in todo if not (os.path.exists(e.out_json(args.out)) and result_mode(e.out_json(args.out)) ==
-                                    state_key(e, size_limit, args.quick).split("|")[1])]
+    left = [e for e in todo if not kept(e)]
     est_left = sum(e.estimate_s for e in left)
     print(f"  estimate: {fmt_duration(est_left)} for {len(left)} configs"
           + (f" ({done_before} kept from an earlier run)" if done_before else "")

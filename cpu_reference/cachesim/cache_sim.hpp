@@ -177,10 +177,11 @@ struct HugePageAllocator {
   T* allocate(std::size_t n) {
     const std::size_t bytes = n * sizeof(T);
     if (bytes < kHuge) return std::allocator<T>().allocate(n);
+    const std::size_t whole = (bytes + kHuge - 1) / kHuge * kHuge;
     void* p = nullptr;
-    if (posix_memalign(&p, kHuge, (bytes + kHuge - 1) / kHuge * kHuge) != 0) throw std::bad_alloc();
+    if (posix_memalign(&p, kHuge, whole) != 0) throw std::bad_alloc();
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-    madvise(p, (bytes + kHuge - 1) / kHuge * kHuge, MADV_HUGEPAGE);  // a hint: 4 KiB pages if refused
+    madvise(p, whole, MADV_HUGEPAGE);  // a hint: 4 KiB pages if refused
 #endif
     return static_cast<T*>(p);
   }
@@ -390,7 +391,7 @@ class Simulator {
       // and the simulator's own misses on it are what a large-m replay waits for.
       s.narrow = narrow_tags && kAddressBits - s.line_shift - s.set_bits <= 29;
       if (s.narrow)
-        s.entry32.assign((s.set_mask + 1) * l.ways, kInvalid32);
+        s.entry32.assign((s.set_mask + 1) * l.ways, kEmpty<std::uint32_t>);
       else
         s.entry.assign((s.set_mask + 1) * l.ways, kInvalid);
       if (l.policy == Policy::TreePLRU) s.plru.assign(s.set_mask + 1, 0);
@@ -428,7 +429,8 @@ class Simulator {
   static constexpr std::uint64_t kInvalid = ~std::uint64_t(0);
   // A narrow level's entry is (tag << 2) | flags, the tag being line >> set_bits (below 2^29, so
   // no entry or key reaches the all-ones empty way); addresses are x86-64's 48 bits.
-  static constexpr std::uint32_t kInvalid32 = ~std::uint32_t(0);
+  template <class E>
+  static constexpr E kEmpty = E(~E(0));  // an empty way, either width (kInvalid for 64 bits)
   static constexpr unsigned kAddressBits = 48;
 
   // Makes `want` the first of e[0..ways) if it is one of the first two; false if not.
@@ -502,8 +504,6 @@ class Simulator {
     return way;
   }
 
-  // Looks the line up; on a hit updates recency (and the dirty bit) and returns 1, or 2 for the
-  // first use of a prefetched line; 0 on a miss.
   // A set's entries, the key a line is found by, and the line an entry holds, for either width.
   template <class E>
   static E* ways_of(Set& c, std::uint64_t set) {
@@ -517,6 +517,8 @@ class Simulator {
   static std::uint64_t line_of(const Set& c, E v, std::uint64_t set) {
     if constexpr (sizeof(E) == 4) return ((std::uint64_t(v) >> 2) << c.set_bits) | set; else return v >> 2;
   }
+  // Looks the line up; on a hit updates recency (and the dirty bit) and returns 1, or 2 for the
+  // first use of a prefetched line; 0 on a miss.
   static int lookup(Set& c, std::uint64_t line, bool dirty) {
     return c.narrow ? lookup_in<std::uint32_t>(c, line, dirty) : lookup_in<std::uint64_t>(c, line, dirty);
   }
@@ -551,10 +553,9 @@ class Simulator {
     Set& c = c_[i];
     const std::uint64_t set = line & c.set_mask;
     E* e = ways_of<E>(c, set);
-    constexpr E empty_way = E(~E(0));
     std::uint32_t w = c.ways - 1;  // LRU: empty ways always sit at the tail, so the tail is the victim
     if (c.policy != Policy::LRU) {
-      const int empty = detail::find_way(e, c.ways, E(empty_way & ~E(kFlags)));
+      const int empty = detail::find_way(e, c.ways, E(kEmpty<E> & ~E(kFlags)));
       w = empty >= 0 ? std::uint32_t(empty)
           : c.policy == Policy::TreePLRU ? plru_victim(c.plru[set], c.ways)
                                          : static_cast<std::uint32_t>(next_rng(c.rng) % c.ways);
@@ -567,7 +568,7 @@ class Simulator {
       e[w] = v;
       if (c.policy == Policy::TreePLRU) plru_touch(c.plru[set], w, c.ways);
     }
-    if (victim != empty_way) evicted(i, line_of<E>(c, victim, set), victim & E(kDirty));
+    if (victim != kEmpty<E>) evicted(i, line_of<E>(c, victim, set), victim & E(kDirty));
   }
 
   void evicted(std::size_t i, std::uint64_t line, bool dirty) {
@@ -599,9 +600,9 @@ class Simulator {
       dirty |= (e[w] & E(kDirty)) != 0;
       if (c.policy == Policy::LRU) {  // keep empty ways at the tail so the tail is the victim
         std::memmove(e + w, e + w + 1, std::size_t(c.ways - 1 - w) * sizeof(E));
-        e[c.ways - 1] = E(~E(0));
+        e[c.ways - 1] = kEmpty<E>;
       } else {
-        e[w] = E(~E(0));
+        e[w] = kEmpty<E>;
       }
     }
     return dirty;

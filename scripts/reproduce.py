@@ -2,7 +2,7 @@
 """`bench reproduce`: the thesis (or every study's default sweep) on this machine, with its figures
 and a report that sets this run beside the thesis's numbers and the committed H100 run.
 
-usage: bench reproduce thesis|all [--out DIR] [--quick] [--budget-min N] [--device N] [--plan]
+usage: bench reproduce thesis|all [--out DIR] [--quick] [--budget-min N] [--device N] [--plan] [--report-only]
 
   thesis  every config of configs/thesis/ (thesis chapters 2-5 and Appendix A/B); without a GPU,
           the CPU chapter (chapter 2) only, and the plan says so
@@ -12,6 +12,11 @@ DIR (default runs/reproduce-<thesis|all>) receives <group>/<config>.json and .cs
 group is the study; the CPU chapter's studies share cpu/), logs/ (each run's output), figures/
 (scripts/plot_<study>.py per group), state.json (what ran, how long) and REPORT.md. Running the same
 command again resumes: a config whose results are in DIR in the same mode is kept, not run again.
+The CPU study's timings run first, alone; the cache simulator's runs (miss counts, no timings) run
+beside the GPU configs.
+
+--report-only remakes DIR's figures and REPORT.md from the results there and runs nothing (give it
+the options of the run): a GPU machine without matplotlib runs, one with it reports.
 
 --quick cuts every size to 2^20 and the repetitions (a smoke run: seconds per config on a CPU);
 --budget-min N picks the largest size limit whose estimated time fits N minutes and stops starting
@@ -30,11 +35,13 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 CPU_CHAPTER = ("cpu", "cachesim")  # the studies that need no GPU; their results share one folder
+BESIDE_GPU = ("cachesim",)        # runs whose results are counts, not timings: they run beside the GPU configs
 COMMITTED_GPU = "results/h100"     # the committed run the report compares with
 COMMITTED_HOST = "results/h100-host"
 THESIS_VALUES = os.path.join(REPO, "docs", "thesis_values.json")
@@ -94,6 +101,11 @@ class Entry:
         self.estimate_s = None
         self.skip_reason = None
 
+    def uses_images(self):
+        """Whether a point reads the histogram study's photographs (scripts/make_images.py)."""
+        with open(self.path) as f:
+            return self.study == "histogram" and '"image"' in f.read()
+
     def out_json(self, out):
         return os.path.join(out, self.group, self.stem + ".json")
 
@@ -151,6 +163,22 @@ def make_plan(target, bin_dir):
     order = {"2": 0, "3": 1, "4": 2, "5": 3, "A": 4, "B": 5, "-": 6}
     entries.sort(key=lambda e: (order.get(e.chapter, 6), e.group, e.stem))
     return entries
+
+
+def make_images():
+    """The photographs the histogram figures read, made once where they are missing; None when they
+    are there, else the reason they are not (the configs that need them are then not run)."""
+    # bench-histogram runs in the source tree (below), so a relative LP_IMAGE_DIR is relative to it.
+    folder = os.path.join(REPO, os.environ.get("LP_IMAGE_DIR") or os.path.join("build", "images"))
+    if os.path.exists(os.path.join(folder, "camera.grey.u8")):
+        return None
+    r = subprocess.run([sys.executable, os.path.join(HERE, "make_images.py"), folder],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if r.returncode == 0 and os.path.exists(os.path.join(folder, "camera.grey.u8")):
+        print(f"  made the histogram study's photographs in {os.path.relpath(folder)}/")
+        return None
+    last = (r.stdout.strip().splitlines() or ["make_images.py failed"])[-1]
+    return f"no photographs in {os.path.relpath(folder)}/ ({last.replace('make_images.py: ', '')})"
 
 
 # --- estimates ------------------------------------------------------------------------------------
@@ -256,7 +284,7 @@ def count_records(path):
     return c
 
 
-def run_one(entry, args, size_limit, progress, stop):
+def run_one(entry, args, size_limit, progress, stop, draw=True):
     """Runs one config into DIR; returns (status word, seconds, counts)."""
     scratch = os.path.join(args.out, ".runs", f"{entry.group}-{entry.stem}")
     shutil.rmtree(scratch, ignore_errors=True)
@@ -279,7 +307,8 @@ def run_one(entry, args, size_limit, progress, stop):
                 proc.send_signal(signal.SIGINT)  # the run writes what it measured and exits 3
                 proc.wait()
                 break
-            progress.draw(f"{entry.group}/{entry.stem}", entry.estimate_s, time.time() - t0)
+            if draw:
+                progress.draw(f"{entry.group}/{entry.stem}", entry.estimate_s, time.time() - t0)
             time.sleep(0.5)
     spent = time.time() - t0
     rc = proc.returncode
@@ -433,6 +462,9 @@ def write_report(args, plan, state, gpu, size_limit, figures, outcome):
         c = e.committed()
         if c:
             h100_docs[e.rel] = load_json(os.path.join(REPO, c))
+    # The GPU the results in DIR ran on (this machine's where none did: --report-only elsewhere).
+    ran_on = next((d["meta"]["gpu"] for d in here_docs.values() if (d.get("meta", {}).get("gpu") or {}).get("present")), None)
+    gpu = ran_on or gpu
     machine = gpu.get("name") if gpu.get("present") else "no GPU (" + (gpu.get("reason") or "none found") + ")"
     host = next((d["meta"].get("host", {}).get("cpu") for d in here_docs.values() if d.get("meta", {}).get("host")), None)
     commit = next((d["meta"].get("git_commit") for d in here_docs.values() if d.get("meta", {}).get("git_commit")), "unknown")
@@ -536,6 +568,9 @@ def parse(argv):
     ap.add_argument("--budget-min", type=float, help="fit the run into about N minutes (cuts sizes; stops starting configs when spent)")
     ap.add_argument("--device", type=int, help="CUDA device ordinal")
     ap.add_argument("--plan", action="store_true", help="print the plan and its estimate, run nothing")
+    ap.add_argument("--report-only", action="store_true",
+                    help="remake DIR's figures and REPORT.md from the results there, run nothing "
+                         "(a GPU machine without matplotlib: copy DIR to one that has it)")
     ap.add_argument("--bin", default=os.path.join(REPO, "build", "bin"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.budget_min is not None and args.budget_min <= 0:
@@ -566,10 +601,15 @@ def main(argv):
     except ValueError:
         state = {}
     state.setdefault("runs", {})
-    if not gpu.get("present"):
+    if not gpu.get("present") and not args.report_only:
         for e in plan:
             if e.needs_gpu:
                 e.skip_reason = "not run: no GPU"
+    wants_images = [e for e in plan if not e.skip_reason and e.uses_images()]
+    if wants_images and not args.plan and not args.report_only:
+        missing = make_images()
+        for e in wants_images:
+            e.skip_reason = f"not run: {missing}" if missing else None
     todo = [e for e in plan if not e.skip_reason]
 
     # The size limit: full sizes, unless --quick or the budget asks for less.
@@ -587,7 +627,7 @@ def main(argv):
     mode = "quick" if args.quick else (f"sizes cut to {pow2_label(size_limit)}" if size_limit else "full sizes")
     print(f"bench reproduce {args.target}: {len(todo)} configs on "
           f"{gpu.get('name') if gpu.get('present') else 'the CPU only'} ({mode}), into {args.out}/")
-    if not gpu.get("present"):
+    if not gpu.get("present") and not args.report_only:
         print(f"  {gpu.get('reason') or 'no GPU'}: the thesis's CPU chapter only; "
               f"{sum(1 for e in plan if e.needs_gpu)} GPU configs are not run")
     def kept(e):  # its results are in DIR, run in this mode
@@ -602,11 +642,20 @@ def main(argv):
         print(f"  ch {e.chapter:<2} {e.group + '/' + e.stem:<34} {est:>8}  {status}")
     left = [e for e in todo if not kept(e)]
     est_left = sum(e.estimate_s for e in left)
-    print(f"  estimate: {fmt_duration(est_left)} for {len(left)} configs"
-          + (f" ({done_before} kept from an earlier run)" if done_before else "")
-          + (f"; budget {args.budget_min:g} min" if args.budget_min else ""))
+    if any(e.needs_gpu for e in left):  # the simulator's runs overlap the GPU configs (below)
+        est_gpu = sum(e.estimate_s for e in left if e.needs_gpu)
+        est_beside = sum(e.estimate_s for e in left if e.study in BESIDE_GPU)
+        est_left -= min(est_gpu, est_beside)
+    if args.report_only:
+        print(f"  report only: the figures and REPORT.md from the results in {args.out}/, nothing is run")
+    else:
+        print(f"  estimate: {fmt_duration(est_left)} for {len(left)} configs"
+              + (f" ({done_before} kept from an earlier run)" if done_before else "")
+              + (f"; budget {args.budget_min:g} min" if args.budget_min else ""))
     if args.plan:
         return EXIT_OK
+    if args.report_only:
+        left = []
 
     stop = {"signal": False}
     def on_signal(signum, frame):
@@ -614,28 +663,43 @@ def main(argv):
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
     progress = Progress(est_left, len(left))
-    failed = interrupted = 0
+    tally = {"failed": 0, "interrupted": 0}
+    lock = threading.Lock()
     t_start = time.time()
-    for e in left:
-        if stop["signal"]:
-            break
-        if args.budget_min and time.time() - t_start + 0.5 * e.estimate_s > args.budget_min * 60:
-            e.skip_reason = "not run: the budget was spent"
-            print(f"  {e.group}/{e.stem}: {e.skip_reason}")
-            continue
-        word, spent, counts = run_one(e, args, size_limit, progress, stop)
-        if word == "interrupted":
-            interrupted += 1
-            print(f"\nbench reproduce: interrupted in {e.group}/{e.stem}; run the same command again to resume")
-            break
-        if not word.startswith("validated") and word != "nothing ran":
-            failed += 1
-        state["runs"][state_key(e, size_limit, args.quick)] = {"wall_s": round(spent, 1), "status": word, "counts": counts}
-        tmp = state_path + ".tmp"
-        with open(tmp, "w") as f:
-            json.dump(state, f, indent=1)
-        os.replace(tmp, state_path)
-        progress.finish(f"{e.group}/{e.stem}", e.estimate_s, spent, word)
+
+    def run_list(entries, draw):
+        for e in entries:
+            if stop["signal"]:
+                return
+            if args.budget_min and time.time() - t_start + 0.5 * e.estimate_s > args.budget_min * 60:
+                e.skip_reason = "not run: the budget was spent"
+                print(f"  {e.group}/{e.stem}: {e.skip_reason}")
+                continue
+            word, spent, counts = run_one(e, args, size_limit, progress, stop, draw)
+            with lock:
+                if word == "interrupted":
+                    tally["interrupted"] += 1
+                    print(f"\nbench reproduce: interrupted in {e.group}/{e.stem}; run the same command again to resume")
+                    return
+                if not word.startswith("validated") and word != "nothing ran":
+                    tally["failed"] += 1
+                state["runs"][state_key(e, size_limit, args.quick)] = {"wall_s": round(spent, 1), "status": word, "counts": counts}
+                tmp = state_path + ".tmp"
+                with open(tmp, "w") as f:
+                    json.dump(state, f, indent=1)
+                os.replace(tmp, state_path)
+                progress.finish(f"{e.group}/{e.stem}", e.estimate_s, spent, word)
+
+    # The cache simulator's runs count misses (no timing a GPU run would disturb, one core each):
+    # they run beside the GPU configs rather than before them. The CPU study's timings run first, alone.
+    beside = [e for e in left if e.study in BESIDE_GPU] if any(e.needs_gpu for e in left) else []
+    run_list([e for e in left if not e.needs_gpu and e not in beside], True)
+    helper = threading.Thread(target=run_list, args=(beside, False), daemon=True)
+    helper.start()
+    run_list([e for e in left if e.needs_gpu], True)
+    while helper.is_alive():  # the signal handler runs on this thread: wait in short steps
+        helper.join(0.5)
+    failed, interrupted = tally["failed"], tally["interrupted"]
 
     ran = [e for e in plan if os.path.exists(e.out_json(args.out))]
     figures = make_figures(args, sorted({e.group for e in ran}))

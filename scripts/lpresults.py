@@ -184,8 +184,24 @@ def _num(v):
         return str(v)
 
 
+def label_short_log_axes(fig):
+    """A log y axis spanning little more than a decade shows one labelled tick or none: label its
+    2x and 5x ticks too, so that a reader can read the values off it (axes given their own ticks
+    are left as they are)."""
+    from matplotlib import ticker
+    for ax in fig.get_axes():
+        if ax.get_yscale() != "log":
+            continue
+        lo, hi = ax.get_ylim()
+        if lo > 0 and hi > lo and sum(lo <= t <= hi for t in ax.get_yticks()) < 2:
+            ax.yaxis.set_minor_locator(ticker.LogLocator(base=10, subs=(2.0, 5.0)))
+            ax.yaxis.set_minor_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+            ax.tick_params(axis="y", which="minor", labelsize="small")
+
+
 def save_figure(fig, path, **savefig_args):
     """Saves the PNG and, beside it, <name>.series.json: the plotted data (figure_series)."""
+    label_short_log_axes(fig)
     fig.savefig(path, **savefig_args)
     base = path[:-4] if path.endswith(".png") else path
     with open(base + ".series.json", "w") as f:

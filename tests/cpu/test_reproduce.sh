@@ -2,7 +2,9 @@
 # bench reproduce as a user without a GPU runs it: the plan says the CPU chapter only; --quick runs
 # it and writes REPORT.md beside the results; the same command again keeps what ran; a result
 # removed is run again alone; the report of the committed runs as "this run" matches every thesis
-# number on both sides; bad arguments are one line and exit 2, with nothing written.
+# number on both sides; --report-only remakes the committed run's report; a run with a GPU (on
+# stand-in executables) keeps the CPU timings alone and the simulator beside the GPU configs; bad
+# arguments are one line and exit 2, with nothing written.
 set -uo pipefail
 cd "${SRC:?SRC is the source tree}"
 B="${BIN:?BIN is the folder of the bench executables}/bench"
@@ -60,6 +62,53 @@ if not rows or bad:
 if not verdicts or any("within 10%" not in v for v in verdicts):
     sys.exit(f"verdicts: {verdicts}")
 print(f"report of the committed runs: {len(rows)} points, {len(verdicts)} verdicts")
+PY
+
+# --report-only on the committed H100 run: the report names the GPU the results ran on (not this
+# machine), counts every config and runs nothing.
+mkdir -p "$T/h100" && cp -r results/h100/reproduce/. "$T/h100/" && rm -rf "$T/h100/figures" "$T/h100/REPORT.md"
+"$B" reproduce thesis --out "$T/h100" --report-only >"$T/ro" 2>&1 || fail "--report-only exited $?: $(tail -3 "$T/ro")"
+head -1 "$T/h100/REPORT.md" | grep -q "NVIDIA H100" || fail "--report-only's report does not name the results' GPU: $(head -1 "$T/h100/REPORT.md")"
+grep -q "22 of 22 configs have results" "$T/h100/REPORT.md" || fail "--report-only's report does not count the committed configs"
+grep -q "nothing is run" "$T/ro" || fail "--report-only does not say that it runs nothing: $(cat "$T/ro")"
+[ ! -d "$T/h100/.runs" ] || fail "--report-only ran something"
+cmp -s results/h100/reproduce/state.json "$T/h100/state.json" || fail "--report-only changed state.json"
+
+# The order of a run with a GPU, on stand-in executables that log when they start and end: the CPU
+# study's timings first and alone, the cache simulator's runs beside the GPU configs; photographs
+# that are missing are made, or the configs that read them are named as not run.
+mkdir -p "$T/fakebin" "$T/noimages"
+cat >"$T/fakebin/fake" <<'PY'
+#!/usr/bin/env python3
+import json, os, sys, time
+study = os.path.basename(sys.argv[0])[len("bench-"):]
+if "--gpu-info" in sys.argv:
+    print(json.dumps({"present": True, "name": "a stand-in GPU"})); sys.exit(0)
+cfg, out = sys.argv[sys.argv.index("--config") + 1], sys.argv[sys.argv.index("--out") + 1]
+with open(os.environ["FAKE_LOG"], "a") as f: f.write(f"start {study} {time.time()}\n")
+time.sleep({"cachesim": 1.0, "cpu": 0.5}.get(study, 0.2))
+os.makedirs(out, exist_ok=True)
+json.dump({"meta": {"config": {}}, "records": [{"status": "ok", "validation": "pass", "params": {}}]}, open(os.path.join(out, study + ".json"), "w"))
+with open(os.environ["FAKE_LOG"], "a") as f: f.write(f"end {study} {time.time()}\n")
+PY
+chmod +x "$T/fakebin/fake"
+for s in cpu cachesim multireduce multiscan histogram scatter; do ln -s fake "$T/fakebin/bench-$s"; done
+FAKE_LOG="$T/fake.log" LP_IMAGE_DIR="$T/noimages" "$LP_PYTHON" scripts/reproduce.py thesis --out "$T/order" --bin "$T/fakebin" >"$T/orderrun" 2>&1 \
+  || fail "the stand-in run exited $?: $(tail -5 "$T/orderrun")"
+"$LP_PYTHON" - "$T/fake.log" "$T/orderrun" <<'PY' || fail "the order of the stand-in run: see above"
+import sys
+ev = [l.split() for l in open(sys.argv[1])]
+t = lambda kind, study: [float(x[2]) for x in ev if x[0] == kind and x[1] == study]
+gpu = [s for s in ("multireduce", "multiscan", "histogram", "scatter")]
+gpu_start = min(v for s in gpu for v in t("start", s)); gpu_end = max(v for s in gpu for v in t("end", s))
+if not max(t("end", "cpu")) <= min(t("start", "cachesim") + [gpu_start]):
+    sys.exit("the CPU study did not run first and alone")
+if not min(t("start", "cachesim")) < gpu_end:
+    sys.exit("the cache simulator did not run beside the GPU configs")
+run = open(sys.argv[2]).read()
+if not ("made the histogram study's photographs" in run or "not run: no photographs" in run):
+    sys.exit("the missing photographs were neither made nor named: " + run[-400:])
+print(f"stand-in run: cpu first, {len(t('start', 'cachesim'))} simulator runs beside {len([x for x in ev if x[0] == 'start' and x[1] in gpu])} GPU configs")
 PY
 
 for bad in "reproduce" "reproduce everything" "reproduce thesis --budget-min 0" "reproduce thesis --device -1" \

@@ -262,6 +262,12 @@ def state_key(entry, size_limit, quick):
     return f"{entry.rel}|{run_mode(size_limit, quick)}"
 
 
+def overlap_s(seconds):
+    """Of these configs' seconds, how many overlap: the cache simulator's runs beside the GPU configs."""
+    return min(sum(s for e, s in seconds.items() if e.study in BESIDE_GPU),
+               sum(s for e, s in seconds.items() if e.needs_gpu))
+
+
 # --- running --------------------------------------------------------------------------------------
 
 class Progress:
@@ -522,10 +528,9 @@ def write_report(args, plan, state, gpu, size_limit, figures, outcome):
         L.append(f"| `configs/{e.rel}.json` | {e.study} | {recs} | {fmt_duration(run['wall_s']) if run.get('wall_s') else '—'} | "
                  f"{fmt_duration(run.get('estimate_s') or e.estimate_s) if (run.get('estimate_s') or e.estimate_s) else '—'} | "
                  f"{('`' + e.committed() + '`') if e.committed() else '—'} |")
-    walls = {e.rel: state["runs"].get(state_key(e, size_limit, args.quick), {}).get("wall_s") or 0 for e in plan}
+    walls = {e: state["runs"].get(state_key(e, size_limit, args.quick), {}).get("wall_s") or 0 for e in plan}
     total = sum(walls.values())
-    beside = min(sum(w for r, w in walls.items() if by_rel[r].study in BESIDE_GPU),
-                 sum(w for r, w in walls.items() if by_rel[r].needs_gpu))
+    beside = overlap_s(walls)
     if total:
         L += ["", f"The configs' times add up to {fmt_duration(total)}"
               + (f"; the cache simulator's {fmt_duration(beside)} ran beside the GPU configs, so the run took about "
@@ -685,10 +690,7 @@ def main(argv):
         print(f"  ch {e.chapter:<2} {e.group + '/' + e.stem:<34} {est:>8}  {status}")
     left = [e for e in todo if not kept(e)]
     est_left = sum(e.estimate_s for e in left)
-    if any(e.needs_gpu for e in left):  # the simulator's runs overlap the GPU configs (below)
-        est_gpu = sum(e.estimate_s for e in left if e.needs_gpu)
-        est_beside = sum(e.estimate_s for e in left if e.study in BESIDE_GPU)
-        est_left -= min(est_gpu, est_beside)
+    est_left -= overlap_s({e: e.estimate_s for e in left})  # the simulator's runs beside the GPU configs (below)
     if args.report_only:
         print(f"  report only: the figures and REPORT.md from the results in {args.out}/, nothing is run")
     else:

@@ -95,6 +95,8 @@ class Entry:
         try:
             doc = load_json(config_path)
             self.study = doc["study"]
+            # Whether a point reads the histogram study's photographs (scripts/make_images.py).
+            self.uses_images = self.study == "histogram" and '"image"' in json.dumps(doc)
         except (OSError, ValueError, KeyError) as e:
             raise Usage(f"{os.path.relpath(config_path, REPO)}: not a readable config ({e})")
         self.stem = os.path.basename(self.rel)
@@ -103,11 +105,6 @@ class Entry:
         self.needs_gpu = self.study not in CPU_CHAPTER
         self.estimate_s = None
         self.skip_reason = None
-
-    def uses_images(self):
-        """Whether a point reads the histogram study's photographs (scripts/make_images.py)."""
-        with open(self.path) as f:
-            return self.study == "histogram" and '"image"' in f.read()
 
     def out_json(self, out):
         return os.path.join(out, self.group, self.stem + ".json")
@@ -295,10 +292,11 @@ class Progress:
         sys.stdout.write(line)
         sys.stdout.flush()
 
-    def finish(self, label, est, spent, status):
+    def finish(self, label, est, spent, status, overlapped=False):
         self.done += 1
-        self.done_s += est
-        self.spent_s += spent
+        if not overlapped:  # a run beside the others: its time is not on the way to the end
+            self.done_s += est
+            self.spent_s += spent
         msg = (f"[{self.done}/{self.n}] {label}: {status} in {fmt_duration(spent)} "
                f"(~{fmt_duration(self.remaining(0, 0))} left)")
         if self.tty:
@@ -653,7 +651,7 @@ def main(argv):
         for e in plan:
             if e.needs_gpu:
                 e.skip_reason = "not run: no GPU"
-    wants_images = [e for e in plan if not e.skip_reason and e.uses_images()]
+    wants_images = [e for e in plan if not e.skip_reason and e.uses_images]
     if wants_images and not args.plan and not args.report_only:
         missing = make_images()
         for e in wants_images:
@@ -734,7 +732,7 @@ def main(argv):
                 with open(tmp, "w") as f:
                     json.dump(state, f, indent=1)
                 os.replace(tmp, state_path)
-                progress.finish(f"{e.group}/{e.stem}", e.estimate_s, spent, word)
+                progress.finish(f"{e.group}/{e.stem}", e.estimate_s, spent, word, overlapped=not draw)
 
     # The cache simulator's runs count misses (no timing a GPU run would disturb, one core each):
     # they run beside the GPU configs rather than before them. The CPU study's timings run first, alone.

@@ -84,7 +84,7 @@ import json, os, sys, time
 study = os.path.basename(sys.argv[0])[len("bench-"):]
 if "--gpu-info" in sys.argv:
     print(json.dumps({"present": True, "name": "a stand-in GPU"})); sys.exit(0)
-cfg, out = sys.argv[sys.argv.index("--config") + 1], sys.argv[sys.argv.index("--out") + 1]
+out = sys.argv[sys.argv.index("--out") + 1]
 with open(os.environ["FAKE_LOG"], "a") as f: f.write(f"start {study} {time.time()}\n")
 time.sleep({"cachesim": 1.0, "cpu": 0.5}.get(study, 0.2))
 os.makedirs(out, exist_ok=True)
@@ -99,7 +99,7 @@ FAKE_LOG="$T/fake.log" LP_IMAGE_DIR="$T/noimages" "$LP_PYTHON" scripts/reproduce
 import sys
 ev = [l.split() for l in open(sys.argv[1])]
 t = lambda kind, study: [float(x[2]) for x in ev if x[0] == kind and x[1] == study]
-gpu = [s for s in ("multireduce", "multiscan", "histogram", "scatter")]
+gpu = ("multireduce", "multiscan", "histogram", "scatter")
 gpu_start = min(v for s in gpu for v in t("start", s)); gpu_end = max(v for s in gpu for v in t("end", s))
 if not max(t("end", "cpu")) <= min(t("start", "cachesim") + [gpu_start]):
     sys.exit("the CPU study did not run first and alone")

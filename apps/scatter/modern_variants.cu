@@ -41,7 +41,7 @@ void add_modern_variants(Defs<W>& d) {
          [](Ctx<W>& c) { sc::privatized_strict_scatter<W>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream); }});
   d.add({"auto", VariantKind::Ours,
          "by n, m, the word and the L2 (metrics.plan): gather: multipass (L2/2 < buckets <= 2 L2), thrust's elsewhere, no look; "
-         "scatter: thrust for few inputs, privatized where its shared bids fit, wide elsewhere; from 2^24 inputs an input profile on "
+         "scatter: thrust under 2^17 inputs, wide for inputs under a quarter of the buckets, privatized where its shared bids fit, wide elsewhere; from 2^24 inputs an input profile on "
          "the device sends spread labels to the table's regimes (privatized over 64 inputs a bucket, naive_strict in the L2, multipass, "
          "cub_sort's full sort) and labels in order, in runs or on a hot bucket to wide, privatized or one pass at m <= 2 "
          "(auto_rule.hpp). Any one wins",

@@ -226,6 +226,26 @@ void test_multiscan_rule() {
   CHECK(ar::decide(s, p) == P::SinglePass);
   p.warp_runs = ar::kRunsWarpRuns;
   CHECK(ar::decide(s, p) == P::Relabel);
+  // Sorted labels, many present: CUB's sort + scan-by-key where it runs; runs only from kCubMinM.
+  s.cub = true;
+  CHECK(ar::decide(s, p) == P::Relabel);
+  p.sorted = p.sorted_global = ar::kSortedShare;
+  CHECK(ar::decide(s, p) == P::Cub && ar::possible(s, P::Cub));
+  p.sorted_global = ar::kSortedShare - 0.01;
+  CHECK(ar::decide(s, p) == P::Relabel);
+  p.distinct = ar::kRelabelDistinct;
+  p.sorted_global = ar::kSortedShare;
+  CHECK(ar::decide(s, p) == P::Relabel);
+  p = spread(), p.warp_runs = ar::kRunsWarpRuns, p.distinct = ar::kRelabelDistinct + 1;
+  s.m = ar::kCubMinM;
+  CHECK(ar::decide(s, p) == P::Cub);
+  s.m = ar::kCubMinM - 1;
+  CHECK(ar::decide(s, p) == P::Relabel);
+  s.cub = false;
+  p.sorted = p.sorted_global = 1.0;
+  CHECK(ar::decide(s, p) == P::Relabel && !ar::possible(s, P::Cub));
+  s.m = ar::kLookFromM;
+  p = spread();
   s.m = ar::kLookFromM - 1;
   CHECK(!ar::needs_look(s));
   // Hot labels past 2^16 (no partitioned): sort_shared up to 2^18.
@@ -254,6 +274,33 @@ void test_multiscan_rule() {
   CHECK(ar::by_size(s) == P::SinglePass);
   s.n = ar::kRegisterSmallN, s.m = ar::kRegisterSmallMaxM;
   CHECK(ar::by_size(s) == P::SinglePass);
+  // Few inputs over many labels: 8-byte values take CUB's sort up to kCubSmallMaxN inputs (4-byte
+  // values stay with sort_global); sort_shared from kSortSharedSmallMinN to kSortSharedSmallMaxN
+  // inputs while its blocks' sets stay within kSortSharedSmallBytes.
+  {
+    ar::Sizes q;
+    q.register_scan = q.single_pass = q.partitioned = q.sort_shared = q.sort_global = q.relabel = q.cub = true;
+    q.n = ar::kCubSmallMaxN, q.m = 1u << 20, q.value_bytes = 8, q.sort_shared_bytes = 1e9;
+    CHECK(ar::by_size(q) == P::Cub);
+    q.value_bytes = 4;
+    CHECK(ar::by_size(q) == P::SortGlobal);
+    q.value_bytes = 8, q.n += 1;
+    CHECK(ar::by_size(q) == P::SortGlobal);
+    q.value_bytes = 8, q.n = 100, q.m = ar::kPartitionedAboveM;
+    CHECK(ar::by_size(q) == P::SinglePass);
+    q.n = ar::kSortSharedSmallMinN, q.m = 1u << 17, q.value_bytes = 4, q.sort_shared_bytes = ar::kSortSharedSmallBytes;
+    CHECK(ar::by_size(q) == P::SortShared && !ar::needs_look(q));
+    q.sort_shared_bytes += 1;
+    CHECK(ar::by_size(q) == P::SortGlobal);
+    q.sort_shared_bytes = 0, q.n = ar::kSortSharedSmallMinN - 1;
+    CHECK(ar::by_size(q) == P::SortGlobal);
+    q.n = ar::kSortSharedSmallMaxN, q.m = 4096;
+    CHECK(ar::by_size(q) == P::SortShared);
+    q.n += 1;
+    CHECK(ar::by_size(q) == P::Partitioned);
+    q.n = ar::kSortSharedSmallMaxN, q.m = ar::kPartitionedAboveM;
+    CHECK(ar::by_size(q) == P::SinglePass);
+  }
   // CUB's sort + scan-by-key: m from 2^17, n from 2^18 and under 16 inputs a label; without it,
   // partitioned or sort_global as before.
   s.cub = true, s.partitioned = true, s.m = ar::kCubMinM, s.n = std::int64_t(ar::kCubMaxPerLabel * s.m) - 1;
@@ -317,7 +364,12 @@ void test_scatter_rule() {
   CHECK(ar::by_size(s) == P::Wide);
   s.m = 1u << 22;
   s.n = std::int64_t(ar::kSparse * s.m) - 1;
+  CHECK(ar::by_size(s) == P::Wide);  // under a quarter of the buckets from kFewInputs: wide, no look
+  s.gather = true;
   CHECK(ar::by_size(s) == P::Thrust);
+  s.gather = false, s.m = 1u << 26, s.n = ar::kFewInputs - 1;
+  CHECK(ar::by_size(s) == P::Thrust && !ar::needs_look(s));
+  s.m = 1u << 22;
   s.n = std::int64_t(ar::kSparse * s.m) + 1;
   CHECK(ar::by_size(s) == P::Wide);
   // The look from kLookMinN inputs on.
@@ -433,6 +485,14 @@ void test_decimal_rule() {
   CHECK(!ar::needs_look(s) && ar::by_size(s) == P::Cluster);
   s.n = ar::kLookMinN - 1;
   CHECK(!ar::needs_look(s));
+  // Below the look, sets from kGlobalBelowLookBytes take the aggregated global atomics; the look's
+  // by-size plan keeps the cluster.
+  s.m = std::uint32_t(ar::kGlobalBelowLookBytes / 16) - 1;
+  CHECK(ar::by_size(s) == P::Cluster);
+  s.m += 1;
+  CHECK(ar::by_size(s) == P::Global);
+  s.n = ar::kLookMinN;
+  CHECK(ar::needs_look(s) && ar::by_size(s) == P::Cluster);
   s.n = ar::kLookMinN;
   s.kind = ar::Kind::Decimal64, s.shared_narrow = true, s.m = 26813;  // wherever the 8-byte sums fit
   p = spread();
@@ -470,6 +530,7 @@ void test_possible() {
     lp::multiscan::auto_rule::Sizes s;
     s.n = draw_n(r), s.m = draw_m(r), s.register_scan = coin(r), s.single_pass = coin(r), s.partitioned = coin(r), s.sort_shared = coin(r);
     s.sort_global = coin(r), s.relabel = coin(r), s.cub = s.sort_global && coin(r);
+    s.value_bytes = coin(r) ? 4 : 8, s.sort_shared_bytes = r.unit() * 6e6;
     return s;
   });
   check_possible<lp::histogram::auto_rule::Sizes>("histogram", [](harness::Rng& r) {

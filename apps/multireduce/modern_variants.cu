@@ -112,7 +112,8 @@ void add_modern_variants(Defs<Op>& d) {
   d.add({"auto", VariantKind::Ours,
          "ours: the plan by operator, value size and m where they settle it (shared_privatized, perbank for int64 add over 2..16 "
          "buckets, warp_ordered, last_position, sort_global); beyond shared memory an input profile on the device picks "
-         "aggregated global atomics, partitioned or cluster_privatized inside one CUDA graph (auto_rule.hpp)",
+         "aggregated global atomics, partitioned or cluster_privatized inside one CUDA graph, and where shared memory's updates are "
+         "compare-and-swap loops a hot label sends 64-bit integers to cluster_privatized and floats to partitioned (auto_rule.hpp)",
          {false, Output::Buckets},
          [](const auto& c) {
            return c.n > (std::int64_t(1) << 31) - 1 && !Op::commutative ? std::string("sort_global counts in int") : std::string();

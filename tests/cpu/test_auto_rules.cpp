@@ -156,6 +156,24 @@ void test_multireduce_rule() {
     CHECK(ar::decide(s, q) == P::GlobalAggregated);
     q = spread(), q.heavy = 1;
     CHECK(ar::decide(s, q) == P::GlobalAggregated);
+    // A hot label where the update is a compare-and-swap loop: 64-bit integers to the cluster, floats
+    // from kHotCasFloatShare to the partition pass; native atomics keep shared memory.
+    q = spread(), q.heavy = ar::kHotShare;
+    CHECK(ar::decide(s, q) == P::Shared);
+    s.native_shared_atomic = false, s.integral = true, s.value_bytes = 8;
+    CHECK(ar::decide(s, q) == P::Cluster && ar::possible(s, P::Cluster));
+    s.cluster = false;
+    CHECK(ar::decide(s, q) == P::Shared && !ar::possible(s, P::Cluster));
+    s.cluster = true, s.integral = false, s.value_bytes = 4;
+    CHECK(ar::decide(s, q) == P::Shared);
+    q.heavy = ar::kHotCasFloatShare;
+    CHECK(ar::decide(s, q) == P::Partitioned && ar::possible(s, P::Partitioned));
+    s.int_counts = false;
+    CHECK(ar::decide(s, q) == P::Shared);
+    s.int_counts = true;
+    q.heavy = ar::kHotShare / 2, s.integral = true, s.value_bytes = 8;
+    CHECK(ar::decide(s, q) == P::Shared);
+    s.native_shared_atomic = true, s.integral = true, s.value_bytes = 4;
   }
   s.m += 1;
   CHECK(ar::by_size(s) == P::GlobalAggregated);

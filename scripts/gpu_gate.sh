@@ -35,6 +35,11 @@ for s in "${studies[@]}"; do
   scripts/perf_gate.sh "$base" --threshold "$threshold" --bin "$bin" > "$log" 2>&1
   r=$?
   echo "$s: $( [ $r -eq 0 ] && echo pass || echo "FAIL (exit $r)" ) in $(( $(date +%s) - start )) s; $(grep -E '^compare: ' "$log" | tail -1)"
-  [ $r -ne 0 ] && { tail -20 "$log"; [ $rc -eq 0 ] && rc=$r; [ $r -eq 1 ] && rc=1; }
+  # On a failure: the records that failed it (slower, no longer valid, missing, changed) and the verdict, or
+  # the log's end where the run itself failed.
+  if [ $r -ne 0 ]; then
+    if grep -qE '^verdict' "$log"; then grep -E '  (slower|INVALID|missing|CHANGED)( |$)|^verdict' "$log"; else tail -20 "$log"; fi
+    [ $rc -eq 0 ] && rc=$r; [ $r -eq 1 ] && rc=1
+  fi
 done
 exit $rc

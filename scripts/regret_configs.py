@@ -45,9 +45,12 @@ DEFAULT_SEED = 7002
 # (7003: the multireduce's and decimal's hot-label aggregation, multiscan's CUB plan, scatter's and
 # join's size rules; their 7002 results are fitting data now, results/h100/regret/fit/second_rules/).
 # (7004: multiscan's CUB plan for sorted labels and its small-input plans, decimal's global atomics
-# below the look, scatter's wide stores for inputs under a quarter of the buckets; their 7003 results
-# are fitting data now, results/h100/regret/fit/third_rules/.)
-JUDGE_SEED = {"multireduce": 7003, "multiscan": 7004, "histogram": 7002, "scatter": 7004, "patched": 7002, "join": 7003,
+# below the look, scatter's wide stores for inputs under a quarter of the buckets, the multireduce's
+# hot labels under compare-and-swap updates; their 7003 results are fitting data now,
+# results/h100/regret/fit/third_rules/.)
+# (7005: the multireduce's aggregated atomics for mostly ascending labels beyond shared memory; its
+# 7004 results are fitting data now, results/h100/regret/fit/fourth_rules/.)
+JUDGE_SEED = {"multireduce": 7005, "multiscan": 7004, "histogram": 7002, "scatter": 7004, "patched": 7002, "join": 7003,
               "decimal": 7004, "sortedsearch": 7002}
 DEFAULT_FIT_SEED = 9001  # the fitting draw (configs/regret/fit/)
 DEFAULT_POINTS = 320

@@ -203,6 +203,12 @@ void test_multireduce_rule() {
   p = spread(), p.sorted = ar::kOrderedSorted, s.m = 1u << 23;
   CHECK(ar::decide(s, p) == P::GlobalAggregated);
   p.sorted = ar::kOrderedSorted - 0.01;
+  CHECK(ar::decide(s, p) == P::GlobalAggregated);  // mostly ascending, no hot label
+  p.sorted = ar::kAscendingSorted;
+  CHECK(ar::decide(s, p) == P::GlobalAggregated);
+  p.heavy = ar::kHotShare;
+  CHECK(ar::decide(s, p) == P::Partitioned);  // a hot label first
+  p.heavy = spread().heavy, p.sorted = ar::kAscendingSorted - 0.01;
   CHECK(ar::decide(s, p) == P::Partitioned);
   p = spread(), p.warp_runs = ar::kOrderedWarpRuns;
   CHECK(ar::decide(s, p) == P::GlobalAggregated);

@@ -6,8 +6,9 @@ judging draw is (docs/auto.md).
 
   scripts/regret_recheck.py RESULTS.json[.gz] OUT.json [--ratio 1.3] [--min-us 20] [--note TEXT]
 
-The points and the seed come from RESULTS (its meta.config), the best as scripts/plot_regret.py
-defines it. Exit 2 on a bad argument or unreadable results, with one line naming it.
+The points and the seed come from RESULTS (its meta.config), each written as that config wrote it;
+the best as scripts/plot_regret.py defines it. Exit 1 where no point qualifies (nothing written), 2
+on a bad argument or results without their config, with one line naming it.
 """
 import argparse
 import json
@@ -35,28 +36,22 @@ def main():
     except (OSError, ValueError, KeyError, TypeError) as e:
         print(f"regret_recheck: {a.results}: not a results file with its config ({e})", file=sys.stderr)
         return 2
-    points = []
-    for auto in plot_regret.AUTOS.get(study, ["auto"]):
-        row = plot_regret.analyse(study, doc, auto)
-        for e in row["entries"]:
-            if e["ratio"] > a.ratio and e["best_ms"] * 1000 >= a.min_us and e["params"] not in points:
-                points.append(e["params"])
-    if not points:
-        print(f"regret_recheck: {a.results}: no point where auto took over {a.ratio}x the best (best >= {a.min_us} us)", file=sys.stderr)
-        return 1
     # Each point as the config wrote it: a record's params leave out some keys at their defaults and
     # add the harness's knobs, so the config point that agrees with it on every key both hold.
     def config_point(params):
         for q in cfg.get("points", []):
-            if all(params.get(k, v) == v for k, v in q.items()) and all(q.get(k, v) == v for k, v in params.items() if k in q):
+            if all(params.get(k, v) == v for k, v in q.items()):
                 return q
         return params
-    chosen = []
-    for p in points:
-        q = config_point(p)
-        if q not in chosen:
-            chosen.append(q)
-    points = chosen
+    points = []
+    for auto in plot_regret.AUTOS.get(study, ["auto"]):
+        for e in plot_regret.analyse(study, doc, auto)["entries"]:
+            q = config_point(e["params"])
+            if e["ratio"] > a.ratio and e["best_ms"] * 1000 >= a.min_us and q not in points:
+                points.append(q)
+    if not points:
+        print(f"regret_recheck: {a.results}: no point where auto took over {a.ratio}x the best (best >= {a.min_us} us)", file=sys.stderr)
+        return 1
     out = {"study": study,
            "description": f"The points of {os.path.basename(a.results)} (seed {cfg.get('seed')}) where auto took over {a.ratio}x the best "
                           f"variant and the best took {a.min_us:g} us or more, rerun on the changed rules. Not a judgement: the next judging draw is."

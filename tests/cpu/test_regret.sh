@@ -202,7 +202,32 @@ print("\n".join(problems))
 sys.exit(1 if problems else 0)
 PY
 
-# 4. Without matplotlib: one line, exit 2.
+# 4. regret_recheck.py: the points where auto took over 1.3x the best and the best 20 us or more,
+# each as the config wrote it (P2 only: P3's best takes 10 us, P4 failed), the run's variants; exit
+# 1 where none qualifies, 2 for results without their config.
+"$PY" - "$T/res/multireduce.json" "$T/rc.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+pts = [dict(r["params"]) for r in d["records"] if r["variant"] == "auto"]
+pts[1]["run_length"] = 16.0  # a key the config writes and the records leave out at its default
+d["meta"]["config"] = {"study": "multireduce", "seed": 7, "variants": ["auto", "partitioned"], "points": pts,
+                       "repetitions": {"warmup": 1, "min": 3, "max": 7, "budget_ms": 40, "target_rsd": 0.05}}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$PY" scripts/regret_recheck.py "$T/rc.json" "$T/rc_out.json" > "$T/rc.out" 2>&1 || bad "regret_recheck.py failed: $(cat "$T/rc.out")"
+"$PY" - "$T/rc_out.json" <<'PY' && ok || bad "regret_recheck.py's config: $(cat "$T/rc_out.json" 2>/dev/null | head -c 400)"
+import json, sys
+c = json.load(open(sys.argv[1]))
+assert c["study"] == "multireduce" and c["seed"] == 7 and c["variants"] == ["auto", "partitioned"], c
+assert c["points"] == [{"n": 2000, "m": 64, "distribution": "zipf", "op": "add", "type": "int32", "run_length": 16.0}], c["points"]
+assert c["repetitions"]["max"] == 7
+PY
+"$PY" scripts/regret_recheck.py "$T/rc.json" "$T/rc_none.json" --ratio 3 > "$T/rc2.out" 2>&1; rc=$?
+[ $rc -eq 1 ] && [ ! -e "$T/rc_none.json" ] && ok || bad "regret_recheck.py with no qualifying point: exit $rc"
+"$PY" scripts/regret_recheck.py "$T/res/multireduce.json" "$T/rc_bad.json" > "$T/rc3.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l < "$T/rc3.out")" -eq 1 ] && ok || bad "regret_recheck.py without a config: exit $rc, $(cat "$T/rc3.out")"
+
+# 5. Without matplotlib: one line, exit 2.
 mkdir -p "$T/nompl/matplotlib"
 echo 'raise ImportError("no matplotlib here")' > "$T/nompl/matplotlib/__init__.py"
 PYTHONPATH="$T/nompl" "$PY" scripts/plot_regret.py "$T/res" "$T/fig2" > "$T/nompl.out" 2>&1; rc=$?

@@ -29,6 +29,7 @@ Exit: 0 every config ran and its records validated; 1 a run failed or a record d
 2 bad command line; 3 interrupted; 4 nothing ran.
 """
 import argparse
+import functools
 import glob
 import json
 import math
@@ -188,20 +189,15 @@ def largest_size(params):
     return max(sizes) if sizes else 1
 
 
-_measured = None
-
-
+@functools.lru_cache(maxsize=None)
 def measured_walls():
     """Each config's wall time in the committed full run of `bench reproduce thesis` on the H100
     (its state.json), set-up and checks included: what the estimates start from."""
-    global _measured
-    if _measured is None:
-        try:
-            _measured = {k: v["wall_s"] for k, v in load_json(os.path.join(REPO, COMMITTED_REPRODUCE)).get("runs", {}).items()
-                         if v.get("wall_s")}
-        except (OSError, ValueError):
-            _measured = {}
-    return _measured
+    try:
+        runs = load_json(os.path.join(REPO, COMMITTED_REPRODUCE)).get("runs", {})
+    except (OSError, ValueError):
+        return {}
+    return {k: v["wall_s"] for k, v in runs.items() if v.get("wall_s")}
 
 
 def estimate(entry, size_limit, quick, state):
@@ -523,8 +519,9 @@ def write_report(args, plan, state, gpu, size_limit, figures, outcome):
         run = state["runs"].get(state_key(e, size_limit, args.quick), {})
         c = count_records(e.out_json(args.out)) if e.rel in here_docs else None
         recs = f"{c['ok']} / {c['failed']} / {c['skipped']}" if c else (e.skip_reason or run.get("status") or "not run")
+        est = run.get("estimate_s") or e.estimate_s
         L.append(f"| `configs/{e.rel}.json` | {e.study} | {recs} | {fmt_duration(run['wall_s']) if run.get('wall_s') else '—'} | "
-                 f"{fmt_duration(run.get('estimate_s') or e.estimate_s) if (run.get('estimate_s') or e.estimate_s) else '—'} | "
+                 f"{fmt_duration(est) if est else '—'} | "
                  f"{('`' + e.committed() + '`') if e.committed() else '—'} |")
     walls = {e: state["runs"].get(state_key(e, size_limit, args.quick), {}).get("wall_s") or 0 for e in plan}
     total = sum(walls.values())

@@ -28,7 +28,7 @@ ar::Sizes sizes_of(const Ctx<Op>& c) {
   s.n = c.n;
   s.m = c.m;
   s.value_bytes = sizeof(T);
-  s.sort_shared_bytes = double(ms::sort_shared_detail::plan<Op>(c.n, c.tune).sets) * c.m * sizeof(T);
+  s.sort_shared_bytes = double(ms::sort_shared_partials_bytes<Op>(c.n, c.m, c.tune));
   s.register_scan = ms::register_scan_unsupported(c.n, c.m, sizeof(T)).empty();
   s.single_pass = ms::single_pass_unsupported(c.n, c.m, sizeof(T), c.tune).empty();
   s.partitioned = ms::partitioned_unsupported(c.n, c.m, sizeof(T), c.tune).empty();

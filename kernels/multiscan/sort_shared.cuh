@@ -127,10 +127,15 @@ Plan plan(std::int64_t n, const Tuning& t) {
 
 }  // namespace sort_shared_detail
 
+// The blocks' running bucket sets: one set of m values per block of the resident wave.
+template <class Op>
+std::size_t sort_shared_partials_bytes(std::int64_t n, std::uint32_t m, const Tuning& t) {
+  return std::size_t(sort_shared_detail::plan<Op>(n, t).sets) * m * sizeof(typename Op::value_type);
+}
+
 template <class Op>
 std::string sort_shared_unsupported(std::int64_t n, std::uint32_t m, const Tuning& t) {
-  const auto p = sort_shared_detail::plan<Op>(n, t);
-  const std::size_t bytes = std::size_t(p.sets) * m * sizeof(typename Op::value_type);
+  const std::size_t bytes = sort_shared_partials_bytes<Op>(n, m, t);
   return bytes > sort_shared_detail::kMaxPartialBytes ? "the blocks' running bucket sets need " + std::to_string(bytes) + " B (> 4 GiB)" : "";
 }
 

@@ -74,7 +74,7 @@ __global__ void __launch_bounds__(1024) cluster_privatized_kernel(const Src src,
     if (q0 < quads) a = src.quad(q0);
     if (q1 < quads) b = src.quad(q1);
     auto step = [&](std::uint32_t label, T v, bool valid) {
-      if constexpr (!native_shared_atomic<Op>()) return warp_folded_update<Op>(label, v, valid, update);  // CAS loops: fold equal labels
+      if constexpr (folds_equal_labels<Op>()) return warp_folded_update<Op>(label, v, valid, update);  // CAS loops: fold equal labels
       // A warp of equal labels (degenerate, hot zipf labels) would serialise 32 remote atomics
       // on one address: reduce first, update once.
       const std::uint32_t first = __shfl_sync(0xffffffffu, label, 0);

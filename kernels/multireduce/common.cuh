@@ -122,6 +122,17 @@ constexpr bool native_shared_atomic() {
   return !has_own_atomic<Op>::value && sizeof(T) == 4 && std::is_integral_v<T>;
 }
 
+// Where a kernel folds a warp's equal labels before its compare-and-swap updates: values of at most
+// 8 bytes. A 16- or 32-byte value (the decimal study's carry buckets and words) moves in 4-8
+// registers per shuffle, and the fold pushed a 1024-thread block past its 64 registers: the
+// cluster kernel spilled (decimal128: 52 bytes stored, 132 loaded a thread) and ran 1.1-6.4x slower
+// than before it folded, even over one id. The decimal study's auto sends ids with a hot one to a
+// sort, so those kernels see spread ids, where folding finds nothing to fold.
+template <class Op>
+constexpr bool folds_equal_labels() {
+  return !native_shared_atomic<Op>() && sizeof(typename Op::value_type) <= 8;
+}
+
 // The fold of the warp's 32 values in lane order, in lane 31 (an up-sweep: half the shuffles of
 // pointer jumping over one group of 32, for warps whose labels are all equal).
 template <class Op>

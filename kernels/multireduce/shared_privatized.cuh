@@ -64,14 +64,15 @@ __device__ __forceinline__ void privatized_update(typename Op::value_type* sb, s
 // labels are equal reduces its values first and updates once. Where the update is a
 // compare-and-swap loop (float sums, 64-bit, the decimal study's own atomics), whose retries a hot
 // label multiplies (float sums over zipf 2.7: 0.24 ms against sort_shared's 0.085), the lanes of a
-// repeated label fold first (hot_aggregated_update, common.cuh); native 32-bit integer atomics
+// repeated label fold first (hot_aggregated_update, common.cuh; values of up to 8 bytes, where the
+// fold costs no spills: folds_equal_labels); native 32-bit integer atomics
 // serialise cheaply, and those rounds cost them 13% on spread labels (int32 add at m = 1024-4096, 2^26
 // inputs). R = 32 needs no such check: every lane has its own copy.
 template <class Op, int R>
 __device__ __forceinline__ void privatized_warp_update(typename Op::value_type* sb, std::uint32_t local, typename Op::value_type v,
                                                        bool valid, int copy) {
   using T = typename Op::value_type;
-  if constexpr (R < 32 && !native_shared_atomic<Op>()) {
+  if constexpr (R < 32 && folds_equal_labels<Op>()) {
     hot_aggregated_update<Op>(local, v, valid, [&](std::uint32_t key, T x) { privatized_update<Op, R>(sb, key, x, copy); });
     return;
   } else if constexpr (R < 32) {

@@ -39,6 +39,17 @@ __global__ void plan_kernel(const std::uint32_t* __restrict__ src, std::uint32_t
 
 __global__ void set_word_kernel(std::uint32_t* p, std::uint32_t v) { *p = v; }
 
+// Counts the plan's outputs that do not hold src + *salt: enqueued right behind a launch, it sees
+// whether the launched work (a device-side launch too) is ordered before later work on the stream.
+__global__ void verify_kernel(const std::uint32_t* __restrict__ src, const std::uint32_t* __restrict__ dst, std::int64_t n,
+                              const std::uint32_t* salt, unsigned* wrong) {
+  const std::uint32_t k = *salt;
+  unsigned bad = 0;
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n; i += std::int64_t(gridDim.x) * blockDim.x)
+    bad += dst[i] != src[i] + k;
+  if (bad) atomicAdd(wrong, bad);
+}
+
 struct Plan {
   const std::uint32_t* src;
   std::uint32_t* dst;
@@ -126,6 +137,8 @@ int main(int argc, char** argv) {
   salt.resize(1);
   harness::DeviceBuffer<pf::Slot> slot;
   slot.resize(1);
+  harness::DeviceBuffer<unsigned> wrong;
+  wrong.resize(1);
   const pf::Columns<std::uint32_t> cols{labels.get(), n_labels, 1u << 20};
   const ConstRule rule0{0};
 
@@ -160,7 +173,16 @@ int main(int argc, char** argv) {
           const double ms = timer.stop_ms();
           if (t >= kWarmup) us.push_back(ms * 1e3);
         }
+        // One more launch, untimed, with the check enqueued right behind it on the stream.
+        last = ++epoch;
+        set_word_kernel<<<1, 1, 0, stream>>>(salt.get(), last);
+        LP_CUDA_LAUNCH("set_word_kernel");
+        LP_CUDA(cudaMemsetAsync(wrong.get(), 0, sizeof(unsigned), stream));
+        launch();
+        verify_kernel<<<264, 256, 0, stream>>>(plan.src, plan.dst, n, salt.get(), wrong.get());
+        LP_CUDA_LAUNCH("verify_kernel");
         LP_CUDA(cudaStreamSynchronize(stream));
+        if (wrong.download()[0] != 0) error = "the launched work is not ordered before the next work on the stream";
         const auto got = dst.download();
         for (std::int64_t i = 0; i < n && error.empty(); ++i)
           if (got[std::size_t(i)] != host[std::size_t(i)] + last) error = "the output does not hold the last launch's salt";

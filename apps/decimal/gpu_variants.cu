@@ -100,8 +100,11 @@ ar::Sizes sizes_of(const Ctx& c) {
   s.m = c.m;
   s.bucket_bytes = sizeof(T);
   s.narrow_bytes = sizeof(N);
-  s.shared = mr::shared_privatized_plan<T>(c.n, c.m, c.tune).copies > 0;
-  s.shared_narrow = !std::is_same_v<N, T> && mr::shared_privatized_plan<N>(c.n, c.m, c.tune).copies > 0;
+  const auto wide = mr::shared_privatized_plan<T>(c.n, c.m, c.tune), narrow = mr::shared_privatized_plan<N>(c.n, c.m, c.tune);
+  s.shared = wide.copies > 0;
+  s.shared_one_window = s.shared && wide.parts == 1;
+  s.shared_narrow = !std::is_same_v<N, T> && narrow.copies > 0;
+  s.narrow_one_window = s.shared_narrow && narrow.parts == 1;
   s.cluster = mr::cluster_plan<T>(c.m, c.tune).cluster > 0;
   s.int_counts = c.n <= (std::int64_t(1) << 31) - 1;
   s.l2_bytes = double(mr::l2_bytes());

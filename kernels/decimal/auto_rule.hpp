@@ -31,7 +31,9 @@ struct Sizes {
   bool shared_narrow = false;       // ... with 8-byte sticky buckets (decimal64)
   bool cluster = false;             // a cluster holds the buckets
   bool int_counts = true;           // n fits the sorts' int counts
-  bool unused[4] = {};
+  bool shared_one_window = false;   // shared_privatized's set fits a block whole (one label window)
+  bool narrow_one_window = false;   // ... with 8-byte sticky buckets (decimal64)
+  bool unused[2] = {};
 };
 static_assert(sizeof(Sizes) == 8 + 8 + 16 + 8, "Sizes has no padding");
 
@@ -51,21 +53,16 @@ constexpr double kSmallSetBytes = 4096;
 constexpr std::int64_t kFewRows = 4096;
 constexpr std::int64_t kManyRows = std::int64_t(1) << 20;
 constexpr double kSparse = 0.25;
-// decimal128 sets a block holds: shared memory's sums ahead of the cluster's even over a hot id
-// (zipf 1.25 over 690 ids, 25 M rows: 0.33 ms against 0.94).
+// decimal128 with no hot id: shared memory up to 16 KiB of buckets, the cluster beyond, wherever it
+// holds the set; a hot id takes the cluster beyond the small sets. Measured on the cluster kernel
+// without the warp fold's register spills (kernels/multireduce/common.cuh, folds_equal_labels), 2^26
+// rows: uniform 1024 ids shared 0.45 ms against the cluster's 0.53 (H200); 4096 ids the cluster
+// 0.475 against 0.550 (H100, results/h100/decimal/decimal.json) and 0.46 against 0.50 (H200,
+// results/h200/decimal/default.json); 2^18 ids the cluster 1.09 against the aggregated global
+// atomics' 1.36 (H100) and 1.05 against 1.19 (H200); zipf(1), a 13% id, at 1024 ids the cluster 0.64
+// against 0.88 (H100) and 0.63 against 0.83 (H200). The earlier limits (shared memory to 64 KiB
+// cold, the global atomics beyond 2 MiB) were fitted on the spilling cluster, 1.1-6.4x slower.
 constexpr double kSharedWideBytes = 16384;
-// ... and up to 64 KiB where no id is hot (results/h100/regret/default_sweeps/decimal_cluster_check.json
-// and decimal_h100_part1.json, 2^26 rows, uniform ids: 4096 ids 0.56-0.57 ms against the cluster's
-// 0.82; at 16 384 ids the two are within 5%, 0.85-0.88 against 0.82-0.84; zipf(1) at 4096 ids, a
-// 10% id, stays with the cluster: 1.66 against 1.82).
-constexpr double kSharedWideColdBytes = 65536;
-// Beyond 2 MiB of decimal128 buckets with no hot id, one aggregated global atomic a row beats the
-// cluster, whose blocks each clear and fold their share of a large set (uniform 2^18 ids over 2^26
-// rows: 1.36 ms against 1.90; 223 628 ids over 9 M rows: 0.21 against 0.33; runs over 194 740 ids:
-// 0.51 against 1.01), while up to about 1 MiB the cluster leads (65 536 ids: 1.01 against 1.36;
-// 79 725 ids: 0.71 against 0.77). Over a hot id the cluster stays (zipf(1), 2^18 ids: 2.7 against
-// 4.3).
-constexpr double kClusterColdBytes = 2.0 * (1 << 20);
 // Below the look, from 128 KiB of buckets: one aggregated global atomic a row (whose warps fold a
 // hot id's lanes and a run's rows) rather than the cluster, whose blocks each clear and fold a set
 // that grows with m while the rows do not pay for it (judging draw, seed 7003, decimal128: 2.2 M rows
@@ -79,6 +76,16 @@ constexpr double kGlobalBelowLookBytes = 131072;
 constexpr double kOrderedSorted = 0.97, kOrderedWarpRuns = 4.0, kOrderedSharedBytes = 32768;
 // A product is hot where it takes this share of the runs: atomics on it serialise.
 constexpr double kHotShare = 0.02;
+// Double sums: shared memory's sets fold a warp's lanes of a hot id (values of 8 bytes), so they stay
+// ahead of the sort over zipf(1) ids while a block holds the set whole (H200, 2^26 rows, a 9-13% id:
+// 1024 ids 0.48 ms against 1.80, 16 384 ids 1.41 against 1.82; 65 536 ids, four label windows: 3.19
+// against 1.84). The sort wins over an id that takes most rows (fitting draw: zipf 2.3 over 8 400
+// ids, 700 000 rows, a 69% id: 0.068 ms against 0.09). Between the two no point was measured: the
+// boundary is a guess.
+constexpr double kDoubleSortShare = 0.3;
+// decimal64's 8-byte sticky sums in shared memory while a block holds the set whole (26 813 ids
+// over 53 M rows: 0.34 ms against the cluster's 0.77); over several label windows they lose (65 536
+// ids, 2^26 rows: 1.94 ms against the cluster's 0.89 on the H100, 2.18 against 0.90 on the H200).
 
 LP_HD bool within_l2(const Sizes& s, double fraction) { return double(s.m) * s.bucket_bytes <= fraction * s.l2_bytes; }
 LP_HD bool small_set(const Sizes& s) { return s.shared && double(s.m) * s.bucket_bytes <= kSmallSetBytes; }
@@ -105,21 +112,20 @@ LP_HD Plan decide(const Sizes& s, const profile::Profile& p) {
     return s.shared && double(s.m) * s.bucket_bytes <= kOrderedSharedBytes ? Plan::Shared : Plan::Global;
   const bool hot = p.heavy >= kHotShare;
   if (s.kind == Kind::Double) {
-    // Double sums over a hot id: the sort (0.068 ms at zipf 2.3 over 8 400 ids and 700 000 rows;
-    // the cluster 0.076, CUB's sort + reduce-by-key 0.079, shared memory's atomics 0.09+).
-    if (hot && s.int_counts) return Plan::Sort;
+    // Over a hot id: shared memory's folded atomics while a block holds the set and the id does not
+    // take most rows, else the sort (kDoubleSortShare).
+    if (hot && s.int_counts && !(s.shared_one_window && p.heavy < kDoubleSortShare)) return Plan::Sort;
     return by_size(s);
   }
   if (s.kind == Kind::Decimal64) {
     if (hot) return s.cluster ? Plan::Cluster : s.int_counts ? Plan::Sort : Plan::Global;
-    // Wherever the 8-byte sticky sets fit (26 813 ids over 53 M rows: 0.34 ms against the cluster's 0.77).
-    if (s.shared_narrow) return Plan::SharedNarrow;
+    if (s.shared_narrow && s.narrow_one_window) return Plan::SharedNarrow;
     if (s.cluster && double(s.m) * s.bucket_bytes <= 1048576) return Plan::Cluster;
     return within_l2(s, 0.75) || !s.int_counts ? Plan::Global : Plan::Sort;
   }
   const double bytes = double(s.m) * s.bucket_bytes;
-  if (s.shared && bytes <= (hot ? kSharedWideBytes : kSharedWideColdBytes)) return Plan::Shared;
-  if (s.cluster && (hot || bytes <= kClusterColdBytes)) return Plan::Cluster;
+  if (s.shared && !hot && bytes <= kSharedWideBytes) return Plan::Shared;
+  if (s.cluster) return Plan::Cluster;
   return hot && s.int_counts ? Plan::Sort : Plan::Global;
 }
 

@@ -63,6 +63,13 @@ constexpr std::int64_t kLookMinBytes = std::int64_t(1) << 28;
 // on clustered u8 and u16 patches; for u64 decode + thrust::scatter from this many values (fused
 // 1.6-2.1x behind it on clustered u64 at 2^12-2^20, the peer at most 1.29x behind fused on spread).
 constexpr std::int64_t kPeerU64MinN = std::int64_t(1) << 12;
+// From 64 MiB of decoded u8 or u16 values, below the look: the warp's cooperative apply, which the
+// default sweep (2^26 values, results/h100/patched/patched.json and results/h200/patched/default.json)
+// finds 1.2-1.6x ahead of fused over spread patches at every rate (u8 at 10%: 0.075 ms against 0.117
+// on the H100) and within 1.1x of the best over clustered ones up to 5% (1.22x behind fused for
+// clustered u16 at 10%: 0.132 against 0.108), where the fitting draw's smaller columns saw it lose
+// 10-12 us to fused.
+constexpr std::int64_t kWarpMinBytes = std::int64_t(1) << 26;
 // At this patch rate and above (most values patched) the peer's one thread per patch over the plain
 // list beats every fused plan, clustered or not (fitting draw: u64 at rate 1, 32 M values, 0.33 ms
 // against fused's 1.61; u16 at 0.98 clustered, 0.39 against 0.73).
@@ -83,14 +90,18 @@ LP_HD double peer_max_rate(std::uint32_t type_bytes) {
   return type_bytes == 1 ? kPeerMaxRateU8 : type_bytes == 2 ? kPeerMaxRateU16 : type_bytes == 4 ? kPeerMaxRateU32 : kPeerMaxRateU64;
 }
 
-// The plan from the sizes alone: below the look's bytes as stated there; above it, for patches spread
+// The plan from the sizes alone: below the look's bytes as stated there (fused, the peer for u64,
+// the warp's apply for u8 and u16 from kWarpMinBytes); above it, for patches spread
 // over the column, the warp's cooperative apply for the narrow types (4 or 2 lanes per thread make per-lane cursors cost more: 0.91-0.93 of the read
 // ceiling for u16 where fused holds 0.65-0.75), G-ALP's lane cursors for u32 and u64.
 LP_HD bool large(const Sizes& s) { return double(s.n) * double(s.type_bytes) >= double(kLookMinBytes); }
 LP_HD Plan by_size(const Sizes& s) {
   if (s.count == 0) return Plan::DecodeUnpatched;
   if (s.plain && patch_rate(s) >= kPeerAllRate) return Plan::DecodeThrustScatter;
-  if (!large(s)) return s.plain && s.type_bytes == 8 && s.n >= kPeerU64MinN ? Plan::DecodeThrustScatter : Plan::Fused;
+  if (!large(s)) {
+    if (s.plain && s.type_bytes == 8 && s.n >= kPeerU64MinN) return Plan::DecodeThrustScatter;
+    return s.type_bytes <= 2 && double(s.n) * double(s.type_bytes) >= double(kWarpMinBytes) ? Plan::FusedWarpApply : Plan::Fused;
+  }
   return s.type_bytes <= 2 ? Plan::FusedWarpApply : Plan::Fused;
 }
 

@@ -69,6 +69,11 @@ void by_size() {
     CHECK(ar::by_size(sizes(ar::kPeerU64MinN - 1, b, 1)) == Plan::Fused);
     CHECK(ar::by_size(sizes(ar::kPeerU64MinN, b, 1)) == (b == 8 ? Plan::DecodeThrustScatter : Plan::Fused));
     CHECK(ar::by_size(sizes(look_n(b), b, 1)) == (b <= 2 ? Plan::FusedWarpApply : Plan::Fused));
+    // u8 and u16 below the look: the warp's apply from kWarpMinBytes.
+    const std::int64_t warp_n = ar::kWarpMinBytes / std::int64_t(b);
+    CHECK(ar::by_size(sizes(warp_n - 1, b, 1)) == (b == 8 ? Plan::DecodeThrustScatter : Plan::Fused));
+    CHECK(ar::by_size(sizes(warp_n, b, 1)) == (b <= 2 ? Plan::FusedWarpApply : b == 8 ? Plan::DecodeThrustScatter : Plan::Fused));
+    CHECK(!ar::needs_look(sizes(warp_n, b, 1)));
     // Most values patched: the peer at any size, clustered or not, so no look.
     for (std::int64_t n : {std::int64_t(1000), 4 * look_n(b)}) {
       const std::int64_t half = n / 2;

@@ -456,7 +456,12 @@ void test_decimal_rule() {
   pf::Profile p = spread();
   CHECK(ar::decide(s, p) == P::Shared);
   p.heavy = ar::kHotShare;
-  CHECK(ar::decide(s, p) == P::Sort);
+  CHECK(ar::decide(s, p) == P::Sort);  // the set spans several label windows
+  s.shared_one_window = true;
+  CHECK(ar::decide(s, p) == P::Shared);  // a set a block holds whole: the folded atomics
+  p.heavy = ar::kDoubleSortShare;
+  CHECK(ar::decide(s, p) == P::Sort);  // an id that takes most rows: the sort
+  s.shared_one_window = false;
   // Ordered ids: shared memory for sets a block holds many times, global atomics beyond.
   p = spread(), p.warp_runs = ar::kOrderedWarpRuns;
   s.m = std::uint32_t(ar::kOrderedSharedBytes / 8);
@@ -476,27 +481,25 @@ void test_decimal_rule() {
   p = spread();
   CHECK(ar::decide(s, p) == P::Shared);
   p.heavy = ar::kHotShare;
-  CHECK(ar::decide(s, p) == P::Shared);  // a set a block holds: shared memory even over a hot id
-  s.m = std::uint32_t(ar::kSharedWideBytes / 16) + 1;
-  CHECK(ar::decide(s, p) == P::Cluster);
+  CHECK(ar::decide(s, p) == P::Cluster);  // a hot id beyond the small sets: the cluster
   s.cluster = false;
   CHECK(ar::decide(s, p) == P::Sort);
-  // No hot id: shared memory up to kSharedWideColdBytes, the cluster up to kClusterColdBytes, then
-  // the aggregated global atomics; a hot id keeps the cluster beyond.
-  s.cluster = true, p = spread();
-  CHECK(ar::decide(s, p) == P::Shared);
-  s.m = std::uint32_t(ar::kSharedWideColdBytes / 16);
-  CHECK(ar::decide(s, p) == P::Shared);
-  s.m += 1;
-  CHECK(ar::decide(s, p) == P::Cluster);
-  s.m = std::uint32_t(ar::kClusterColdBytes / 16);
-  CHECK(ar::decide(s, p) == P::Cluster);
-  s.m += 1;
+  s.int_counts = false;
   CHECK(ar::decide(s, p) == P::Global);
-  p.heavy = ar::kHotShare;
+  s.int_counts = true;
+  // No hot id: shared memory up to kSharedWideBytes, then the cluster wherever it holds the set,
+  // then the aggregated global atomics.
+  s.cluster = true, p = spread();
+  s.m = std::uint32_t(ar::kSharedWideBytes / 16);
+  CHECK(ar::decide(s, p) == P::Shared);
+  s.m += 1;
   CHECK(ar::decide(s, p) == P::Cluster);
-  s.shared = false, s.m = 4096, p = spread();
-  CHECK(ar::decide(s, p) == P::Cluster);  // the 64 KiB sets only where a block can hold them
+  s.m = 1u << 18;
+  CHECK(ar::decide(s, p) == P::Cluster);
+  s.cluster = false;
+  CHECK(ar::decide(s, p) == P::Global);
+  s.cluster = true, s.shared = false, s.m = 1024;
+  CHECK(ar::decide(s, p) == P::Cluster);  // shared memory only where a block can hold the set
   s.shared = true;
   // By sizes: small sets in shared memory from kFewRows rows; global atomics below kManyRows rows.
   s.cluster = true, s.n = ar::kFewRows, s.m = std::uint32_t(ar::kSmallSetBytes / 16);
@@ -518,9 +521,11 @@ void test_decimal_rule() {
   s.n = ar::kLookMinN;
   CHECK(ar::needs_look(s) && ar::by_size(s) == P::Cluster);
   s.n = ar::kLookMinN;
-  s.kind = ar::Kind::Decimal64, s.shared_narrow = true, s.m = 26813;  // wherever the 8-byte sums fit
+  s.kind = ar::Kind::Decimal64, s.shared_narrow = true, s.narrow_one_window = true, s.m = 26813;  // a block holds the 8-byte sums
   p = spread();
   CHECK(ar::needs_look(s) && ar::decide(s, p) == P::SharedNarrow);
+  s.narrow_one_window = false, s.m = 65536;  // over several label windows: the cluster
+  CHECK(ar::decide(s, p) == P::Cluster);
 }
 
 // decide() answers only plans the graph captured, wherever it looks, for random sizes and profiles.
@@ -573,6 +578,7 @@ void test_possible() {
     ar::Sizes s;
     s.kind = ar::Kind(r.below(3)), s.n = draw_n(r), s.m = draw_m(r), s.bucket_bytes = s.kind == ar::Kind::Double ? 8 : 16;
     s.shared = coin(r), s.shared_narrow = coin(r), s.cluster = coin(r), s.int_counts = r.unit() < 0.9;
+    s.shared_one_window = s.shared && coin(r), s.narrow_one_window = s.shared_narrow && coin(r);
     return s;
   });
 }

@@ -126,8 +126,9 @@ constexpr bool native_shared_atomic() {
 // 8 bytes. A 16- or 32-byte value (the decimal study's carry buckets and words) moves in 4-8
 // registers per shuffle, and the fold pushed a 1024-thread block past its 64 registers: the
 // cluster kernel spilled (decimal128: 52 bytes stored, 132 loaded a thread) and ran 1.1-6.4x slower
-// than before it folded, even over one id. The decimal study's auto sends ids with a hot one to a
-// sort, so those kernels see spread ids, where folding finds nothing to fold.
+// than before it folded, even over one id. Without the fold they still reduce a warp of one label
+// in a shuffle tree, and over zipf(1) ids (a 10% id) the cluster runs as fast as before the fold
+// (decimal128, 4096 ids, 2^26 rows: 0.59 ms on the H200, 0.60 on the H100).
 template <class Op>
 constexpr bool folds_equal_labels() {
   return !native_shared_atomic<Op>() && sizeof(typename Op::value_type) <= 8;

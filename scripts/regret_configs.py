@@ -49,8 +49,10 @@ DEFAULT_SEED = 7002
 # hot labels under compare-and-swap updates; their 7003 results are fitting data now,
 # results/h100/regret/fit/third_rules/.)
 # (7005: the multireduce's aggregated atomics for mostly ascending labels beyond shared memory; its
-# 7004 results are fitting data now, results/h100/regret/fit/fourth_rules/.)
-JUDGE_SEED = {"multireduce": 7005, "multiscan": 7004, "histogram": 7002, "scatter": 7004, "patched": 7002, "join": 7003,
+# 7004 results are fitting data now, results/h100/regret/fit/fourth_rules/; and join's int64 rules
+# for a large S over a small R and a tiny S: its 7003 results are fitting data now,
+# results/h100/regret/fit/fourth_rules/join.json.gz.)
+JUDGE_SEED = {"multireduce": 7005, "multiscan": 7004, "histogram": 7002, "scatter": 7004, "patched": 7002, "join": 7005,
               "decimal": 7004, "sortedsearch": 7002}
 DEFAULT_FIT_SEED = 9001  # the fitting draw (configs/regret/fit/)
 DEFAULT_POINTS = 320

@@ -52,8 +52,10 @@ DEFAULT_SEED = 7002
 # 7004 results are fitting data now, results/h100/regret/fit/fourth_rules/; and join's int64 rules
 # for a large S over a small R and a tiny S: its 7003 results are fitting data now,
 # results/h100/regret/fit/fourth_rules/join.json.gz.)
+# (7006: the sorted search's look kept from columns of at most 2^16 keys; its 7002 results, on the
+# H100 (55 points) and the H200 (the other 265), are fitting data now, results/h200/regret/fit/.)
 JUDGE_SEED = {"multireduce": 7005, "multiscan": 7004, "histogram": 7002, "scatter": 7004, "patched": 7002, "join": 7005,
-              "decimal": 7004, "sortedsearch": 7002}
+              "decimal": 7004, "sortedsearch": 7006}
 DEFAULT_FIT_SEED = 9001  # the fitting draw (configs/regret/fit/)
 DEFAULT_POINTS = 320
 

@@ -79,9 +79,12 @@ constexpr double kDupBinarySwitch8 = 10.0, kDupThrustMax8 = 16.0;
 constexpr double kMergePathEdge4 = 1.12, kMergePathEdge8 = 1.33;
 
 // --- the look ---
-// A look (one block, two columns' samples: a few microseconds) pays from this many key bytes: a
-// search over 128 MiB of keys takes 80-150 us on the H100, so the look costs a few percent of it
-// where it changes nothing, and saves up to all of B's read where it does.
+// A look (one block, two columns' samples) is taken from this many key bytes: a search over 128 MiB
+// of keys takes 80-150 us on the H100. The look was priced at a few microseconds; measured in auto's
+// time it is more: the profile 10.5-16 us (look_us) and with the plan graph's decision 19-28 us (H200
+// judging draw), 10-25% of a search at these sizes where it changes nothing, against up to all of B's
+// read saved where it does. Until the decision is cheaper (docs/auto.md), kLookMinSide keeps it from
+// the sizes where it cannot pay.
 constexpr double kLookMinBytes = double(std::int64_t(1) << 28);
 // Few keys in all: one binary search per needle, a single launch, wins at every ratio (regret
 // fitting draw, |A| + |B| < 2^21: 4.9-13 us against the windowed search's and the merge path's
@@ -109,10 +112,19 @@ LP_HD Plan by_size(const Sizes& s) {
   return by_ratio(s, ratio_of(double(s.na), double(s.nb)), false);
 }
 
+// No look where either column holds at most this many keys: the plans it could choose between then
+// differ by less than the look costs. Few needles: a binary search per needle is one launch over
+// them (16-25 us, 5 to 25 000 needles in haystacks of 4-16 x 10^7 keys), about what the look and the
+// decision add (19-28 us); few haystack keys: every plan reads all the needles, and what the look can
+// spare is a read of the haystack. (H200 judging draw, results/h200/regret/judged/sortedsearch.json.gz:
+// at its 30 points with a look, the look changed the plan once, for the worse, and cost 19-28 us;
+// auto_lower 2.0-2.5x behind the binary search at every needle count up to 25 502.)
+constexpr std::int64_t kLookMinSide = std::int64_t(1) << 16;
+
 // A look where both columns have keys and they are large enough. Every region can move: the local
 // ratio can be anything the ranges make it.
 LP_HD bool needs_look(const Sizes& s) {
-  return s.na > 0 && s.nb > 0 && double(s.na + s.nb) * double(s.key_bytes) >= kLookMinBytes;
+  return s.na > kLookMinSide && s.nb > kLookMinSide && double(s.na + s.nb) * double(s.key_bytes) >= kLookMinBytes;
 }
 
 // What fraction of each column lies inside the other's key range (keys assumed spread evenly within

@@ -98,6 +98,13 @@ void look_threshold() {
     CHECK(!ar::needs_look(sizes(keys / 2, keys / 2 - 1, bytes)));
     CHECK(ar::needs_look(sizes(keys / 2, keys / 2, bytes)));
     CHECK(!ar::needs_look(sizes(0, 4 * keys, bytes)) && !ar::needs_look(sizes(4 * keys, 0, bytes)));
+    // Either side at kLookMinSide keys or fewer: no look, however large the other.
+    const std::int64_t side = ar::kLookMinSide;
+    CHECK(!ar::needs_look(sizes(side, 4 * keys, bytes)) && ar::needs_look(sizes(side + 1, 4 * keys, bytes)));
+    CHECK(!ar::needs_look(sizes(4 * keys, side, bytes)) && ar::needs_look(sizes(4 * keys, side + 1, bytes)));
+    // There the sizes' plan is a search per needle (few needles) or reads every needle (few haystack keys).
+    CHECK(ar::by_size(sizes(side, 4 * keys, bytes)) == Plan::BinarySearch);
+    CHECK(ar::by_size(sizes(4 * keys, side, bytes)) != Plan::BinarySearch && ar::by_size(sizes(4 * keys, side, bytes)) != Plan::Thrust);
     // Below it decide() is by_size() whatever the profile says.
     const ar::Sizes s = sizes(keys / 4, keys / 4, bytes);
     CHECK(ar::decide(s, column(0, 100), column(1000, 2000)) == ar::by_size(s));

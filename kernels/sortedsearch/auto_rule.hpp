@@ -116,7 +116,7 @@ LP_HD Plan by_size(const Sizes& s) {
 // differ by less than the look costs. Few needles: a binary search per needle is one launch over
 // them (16-25 us, 5 to 25 000 needles in haystacks of 4-16 x 10^7 keys), about what the look and the
 // decision add (19-28 us); few haystack keys: every plan reads all the needles, and what the look can
-// spare is a read of the haystack. (H200 judging draw, results/h200/regret/judged/sortedsearch.json.gz:
+// spare is a read of the haystack. (H200, the 7002 draw, results/h200/regret/fit/sortedsearch.json.gz:
 // at its 30 points with a look, the look changed the plan once, for the worse, and cost 19-28 us;
 // auto_lower 2.0-2.5x behind the binary search at every needle count up to 25 502.)
 constexpr std::int64_t kLookMinSide = std::int64_t(1) << 16;

@@ -80,8 +80,10 @@ constexpr double kHotShare = 0.02;
 // ahead of the sort over zipf(1) ids while a block holds the set whole (H200, 2^26 rows, a 9-13% id:
 // 1024 ids 0.48 ms against 1.80, 16 384 ids 1.41 against 1.82; 65 536 ids, four label windows: 3.19
 // against 1.84). The sort wins over an id that takes most rows (fitting draw: zipf 2.3 over 8 400
-// ids, 700 000 rows, a 69% id: 0.068 ms against 0.09). Between the two no point was measured: the
-// boundary is a guess.
+// ids, 700 000 rows, a 69% id: 0.068 ms against 0.09). The boundary between is a guess, and the
+// H200's judging draw found it wrong at one point (zipf 2.36 over 911 ids, 11.8 M rows, a 46% id:
+// shared memory 0.14 ms against the sort's 0.38, results/h200/regret/judged/decimal.json.gz), which
+// suggests the rows, not the share, set it; a refit needs fitting points of its own (docs/auto.md).
 constexpr double kDoubleSortShare = 0.3;
 
 LP_HD bool within_l2(const Sizes& s, double fraction) { return double(s.m) * s.bucket_bytes <= fraction * s.l2_bytes; }

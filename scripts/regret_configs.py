@@ -54,8 +54,8 @@ DEFAULT_SEED = 7002
 # results/h100/regret/fit/fourth_rules/join.json.gz.)
 # (7006: the sorted search's look kept from columns of at most 2^16 keys; its 7002 results, on the
 # H100 (55 points) and the H200 (the other 265), are fitting data now, results/h200/regret/fit/.)
-JUDGE_SEED = {"multireduce": 7005, "multiscan": 7004, "histogram": 7002, "scatter": 7004, "patched": 7002, "join": 7005,
-              "decimal": 7004, "sortedsearch": 7006}
+JUDGE_SEED = {"multireduce": 7006, "multiscan": 7005, "histogram": 7002, "scatter": 7004, "patched": 7002, "join": 7006,
+              "decimal": 7005, "sortedsearch": 7006}
 DEFAULT_FIT_SEED = 9001  # the fitting draw (configs/regret/fit/)
 DEFAULT_POINTS = 320
 

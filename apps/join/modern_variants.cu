@@ -97,9 +97,10 @@ void auto_run(Ctx& c) {
 // What `bench list` says of auto, its thresholds read from the table so that the two stay in step.
 std::string auto_description() {
   const auto n = [](double v) { return std::to_string(std::int64_t(v)); };
-  return "the join for the point (metrics.plan; kernels/join/auto_rule.hpp): nlj for a band predicate or |S| <= " + n(ar::kNljMaxS) +
-         "; global_hash while R's table is tiny; inlj_css for |S| > " + n(ar::kSDominates) +
-         " |R|; global_hash while R's table fits the L2; beyond it hj for int64 keys, inlj_css where |R| >= " + n(ar::kRDominates) +
+  return "the join for the point (metrics.plan; kernels/join/auto_rule.hpp): nlj for a band predicate or |S| <= " + n(double(ar::kNljMaxS32)) +
+         " (int64 keys: " + n(double(ar::kNljMaxS64)) + "); global_hash while R's table is tiny; for |S| > " + n(ar::kSDominates) +
+         " |R| and a small table inlj_bs from |S| = " + n(double(ar::kIndexMinS)) + " (global_hash below it, and from |S| = " +
+         n(double(ar::kIndexLookMinS)) + " where a look finds a hot S key); global_hash while R's table fits the L2; beyond it hj for int64 keys, inlj_css where |R| >= " + n(ar::kRDominates) +
          " |S|, else smj. With both sides of " + n(double(ar::kLookMinSide)) +
          " tuples or more it first looks at both key columns on the device: nothing matching takes inlj_bs, a hot R key inlj_css or "
          "smj instead of a hash table, a hot or sorted S inlj_css instead of a sort of both";

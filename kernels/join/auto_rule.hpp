@@ -51,19 +51,33 @@ LP_HD bool runs(const Sizes& s, Plan p) {
 }
 
 // |S| at most this: S is one tile of the nested loop, R streams past it once and each R key is
-// compared with |S| keys on chip. That costs |S| / 1.5e12 s per R tuple on the H100 (the nlj
-// runs), a radix sort of R about 1 / 2.8e10 s per tuple (SMJ at 2^26): every other plan pays at
-// least that on R (a sort, a partition or, beyond L2, a build at random), so the loop wins up to
-// about 50 S keys (a spot check, |R| = 2^24: |S| = 20 int64, nlj 0.33 ms, hj 1.19; |S| = 1000
-// int32, nlj 10.5, hj 0.65).
-constexpr std::int64_t kNljMaxS = 32;
+// compared with |S| keys on chip. That costs |S| x 0.64 ps per R tuple with int32 keys and |S| x 0.91
+// ps with int64 (the regret draws' nlj records, |R| = 16-92 M), where a plan that partitions or
+// sorts a large R costs 33 ps (int32) and 70 ps (int64) per R tuple (hj's records at the same
+// points): the loop wins up to about 52 and 77 S keys over a large R, a few more over a small one,
+// whose other plans pay fixed set-up. (Judged draw, H200: int64 |R| = 92 M, |S| = 36: nlj 3.0 ms, hj
+// 6.9; 6.2 M and 59, 0.34 against 0.45; 2.6 M and 69, 0.17 against 0.24; int32 22 M and 64, hj 0.73
+// against nlj 0.93; int64 4.8 M and 124, 0.41 against 0.54.)
+constexpr std::int64_t kNljMaxS32 = 56, kNljMaxS64 = 88;
+LP_HD std::int64_t nlj_max_s(unsigned key_bytes) { return key_bytes == 8 ? kNljMaxS64 : kNljMaxS32; }
 // R's hash table (2 |R| slots) at most this many bytes: its few lines stay cached beside the probe
 // kernel's shared buffers and every probe step hits, so global_hash's one pass over S beats INLJ's
-// search, scan and expansion passes over S at any |S| (a spot check on the H100, |S| = 2^24: |R| = 1,
-// global_hash 0.15 ms, inlj_bs 0.30; |R| = 500, 0.39 and 0.42; at |R| = 2^16, 1 MiB, INLJ wins).
-// (The regret fitting draw moved it down from 16 KiB: |R| = 393 int32 and 462 int64 keys, 6-15 KiB of
-// table, over |S| = 7-23 M: inlj_bs 215-613 us, global_hash 1.15-1.24x behind.)
-constexpr double kTinyTableBytes = 4 * 1024;
+// search, scan and expansion passes over S at any |S|. Across the regret draws' points with S over
+// 64 |R| and a table of 4-16 KiB (results/h100/regret/fit/, results/h200/regret/judged/), inlj_bs
+// took 0.80-2.38x global_hash's time, above 1 at 15 of 19 points; the plan that loses least at its
+// worst point is global_hash (1.25x behind at |R| = 393 over 23 M; inlj_bs up to 2.38x behind).
+constexpr double kTinyTableBytes = 16 * 1024;
+// ... and, with a larger table still within kIndexMaxTableBytes, over S below this many tuples: INLJ's
+// three passes over S pay their set-up where global_hash streams S once (the same draws, |S| under
+// 4 M: global_hash ahead at 14 of 16 points, up to 2.46x; from 4 M inlj_bs ahead at 11 of 16, the
+// others a skewed S, below).
+constexpr std::int64_t kIndexMinS = std::int64_t(1) << 22;
+// ... and with S at least this large the look at S pays (its 20-25 us are under 10% of the 0.2 ms
+// and more that such a join takes): S with a hot key, whose matches each expand in INLJ's pass,
+// takes global_hash (|R| = 141 over 8.6 M, zipf 1.6: 0.13 ms against inlj_bs's 0.22; 3 669 over 17
+// M, zipf 2.4: 0.28 against 0.44; 30 252 over 45 M, zipf 2.6: 0.62 against 1.30; where little
+// matches, 0.93-1.21x either way).
+constexpr std::int64_t kIndexLookMinS = std::int64_t(1) << 23;
 // |S| more than this many times |R|: INLJ over R's CSS-tree beats probing R's hash table in L2
 // (H100, |R| = 2^16: global_hash wins to |S| = 2^22, inlj_css from 2^24).
 constexpr double kSDominates = 64;
@@ -127,12 +141,18 @@ LP_HD Plan any_plan(const Sizes& s) {
   return Plan::Nlj;  // also where nothing runs: the variant then reports nlj's reason
 }
 
+// S dominates and R's table is small: one of the index joins over R, or R's cached table.
+LP_HD bool index_region(const Sizes& s) {
+  return double(s.ns) > kSDominates * double(s.nr) && table_bytes(s) <= kIndexMaxTableBytes;
+}
+
 // The plan from the sizes alone.
 LP_HD Plan by_size(const Sizes& s) {
   if (s.band > 0) return Plan::Nlj;  // a band predicate: only the nested loop evaluates it
-  if (s.ns <= kNljMaxS && s.nlj) return Plan::Nlj;
+  if (s.ns <= nlj_max_s(s.key_bytes) && s.nlj) return Plan::Nlj;
   if (table_bytes(s) <= kTinyTableBytes && s.global_hash) return Plan::GlobalHash;
-  if (double(s.ns) > kSDominates * double(s.nr) && table_bytes(s) <= kIndexMaxTableBytes) {
+  if (index_region(s)) {
+    if (s.ns < kIndexMinS && s.global_hash) return Plan::GlobalHash;
     if (s.inlj_bs) return Plan::InljBs;
     if (s.inlj_css) return Plan::InljCss;
   }
@@ -149,7 +169,15 @@ LP_HD Plan by_size(const Sizes& s) {
   return any_plan(s);
 }
 
-LP_HD bool needs_look(const Sizes& s) { return s.band == 0 && s.nr >= kLookMinSide && s.ns >= kLookMinSide; }
+// The index region's look: an index join by sizes that a hot S would turn to global_hash.
+LP_HD bool index_look(const Sizes& s) {
+  const Plan p = by_size(s);
+  return s.global_hash && s.ns >= kIndexLookMinS && index_region(s) && (p == Plan::InljBs || p == Plan::InljCss);
+}
+
+LP_HD bool needs_look(const Sizes& s) {
+  return s.band == 0 && ((s.nr >= kLookMinSide && s.ns >= kLookMinSide) || index_look(s));
+}
 
 // What the profile says, as the four facts the table reads.
 struct Signals {
@@ -189,6 +217,8 @@ LP_HD Signals signals(const profile::Profile& r, const profile::Profile& s, doub
 // The plan for the sizes and what the profile says.
 LP_HD Plan choose(const Sizes& z, const Signals& g) {
   const Plan base = by_size(z);
+  // A small R searched by a large S with a hot key: R's cached table (kIndexLookMinS).
+  if (index_look(z)) return g.hot_probe ? Plan::GlobalHash : base;
   // A hot R key: sorted runs instead of a hash table's run of slots.
   if (g.hot_build && (base == Plan::GlobalHash || base == Plan::Hj)) {
     if (base == Plan::GlobalHash && z.inlj_css) return Plan::InljCss;  // R fits the L2: its sort is cheap, S needs none

@@ -13,10 +13,11 @@
 namespace lp::multireduce::auto_rule {
 
 // The plans, named after the variants they run.
-enum class Plan : unsigned { Shared, PerBank, Cluster, GlobalAggregated, Partitioned, Sort, WarpOrdered, LastPosition, Count };
+enum class Plan : unsigned { Shared, PerBank, Cluster, GlobalAggregated, Partitioned, Sort, WarpOrdered, LastPosition, SortShared, Count };
 inline const char* name(Plan p) {
   constexpr const char* kNames[] = {"shared_privatized",  "perbank",      "cluster_privatized", "global_atomics_aggregated",
-                                    "partitioned",        "sort_global",  "warp_ordered",       "last_position"};
+                                    "partitioned",        "sort_global",  "warp_ordered",       "last_position",
+                                    "sort_shared_transposed"};
   return unsigned(p) < unsigned(Plan::Count) ? kNames[unsigned(p)] : "?";
 }
 
@@ -26,6 +27,7 @@ inline const char* name(Plan p) {
 struct Sizes {
   double l2_bytes = 50.0 * (1 << 20);
   std::int64_t n = 0;
+  double sort_shared_bytes = 0;  // sort_shared_transposed's partial bucket sets (0: it does not run)
   std::uint32_t m = 0;
   std::uint32_t value_bytes = 4;
   bool commutative = true;
@@ -41,7 +43,7 @@ struct Sizes {
   bool int_counts = true;        // n fits CUB's int counts (partitioned, sort_global, CUB)
   bool unused[5] = {};
 };
-static_assert(sizeof(Sizes) == 8 + 8 + 4 + 4 + 16, "Sizes has no padding");
+static_assert(sizeof(Sizes) == 8 + 8 + 8 + 4 + 4 + 16, "Sizes has no padding");
 
 // Below this many inputs a look costs more than any choice it could improve: inside auto's graph it
 // adds 15-18 us on the H100 (regret fitting draw), and a multireduce of 2^23 inputs takes 50 us and
@@ -84,6 +86,24 @@ constexpr double kHotCasFloatShare = 0.15;
 // buckets: 1.05 against 2.52).
 constexpr double kAscendingSorted = 0.7;
 
+// Non-commutative operators beyond warp_ordered: the thesis's sort in shared memory with Baxter's
+// transposition (Alg 4.13, Fig 4.22) rather than the device-wide sort, from two tiles of inputs and
+// while its blocks' partial bucket sets (blocks x m values, cleared and reduced in full) stay within
+// kSortSharedMaxBytes or within the inputs' own bytes. Regret draws, uint32x2 affine over m > 4096
+// (results/h100/regret/fit/, results/h200/regret/judged/): from 3 547 to 277 076 inputs over 4-186 K
+// labels, sets of at most 91 tiles (30 MB at the largest), 0.49-0.81x sort_global's time at 7 of 7
+// points (9 727 over 6 844 labels: 20 us against 41); 6 M over 5 295 and 69 M over 193 K, one wave of
+// blocks, 0.63-0.65x; 0.33-9.9 M inputs over 122-439 K labels, sets of 106 blocks or more, at least
+// 3.9 times the inputs' bytes, 2.8-3.6x; one tile (n < 2 048 over 9-325 K labels) 1.4-3.4x, its
+// one set's clear and reduce over m buckets being the whole time.
+constexpr std::int64_t kSortSharedMinN = 2048;
+constexpr double kSortSharedMaxBytes = 32.0 * (1 << 20);
+
+LP_HD bool sort_shared_fits(const Sizes& s) {
+  if (s.sort_shared_bytes <= 0 || s.n < kSortSharedMinN) return false;
+  return s.sort_shared_bytes <= kSortSharedMaxBytes || s.sort_shared_bytes <= double(s.n) * (4.0 + s.value_bytes);
+}
+
 LP_HD bool beyond_l2(const Sizes& s) {
   return double(s.m) * s.value_bytes > (s.value_bytes <= 4 ? 0.5 : 0.75) * s.l2_bytes;
 }
@@ -98,6 +118,7 @@ LP_HD Plan by_size(const Sizes& s) {
   }
   if (s.last_position) return Plan::LastPosition;
   if (s.m <= 4096 && s.warp_ordered) return Plan::WarpOrdered;
+  if (sort_shared_fits(s)) return Plan::SortShared;
   return Plan::Sort;
 }
 

@@ -50,6 +50,13 @@ constexpr double kPartitionedMinPerLabel = 4;
 // scan needs m' <= 4096): at m = 4096 partitioned 2.1 ms against single_pass's 2.9 and sort_shared's
 // 2.2-2.9; at 2048 single_pass 1.5 against partitioned's 2.1.
 constexpr std::uint32_t kPartitionedAboveM = 2048;
+// ... up to this many labels: beyond, CUB's sort + scan-by-key. The regret draws' points from 2^17
+// labels with n >= 2^20 (results/h100/regret/fit/, results/h200/regret/judged/): at 810 K to 2.7 M
+// labels partitioned took 1.36-258x CUB's time at all 10; at 769 K, 124 M int64 inputs in runs of 4,
+// 3.25x (21.0 ms against 6.5); at 611 K, 46 M int32 inputs, 0.82x; from 2^17 to 611 K labels with 16
+// inputs a label or more, 0.56-1.2x (ahead at 5 of 9, the others sorted or one label, where the look
+// takes CUB or relabel).
+constexpr std::uint32_t kPartitionedMaxM = 640 * 1024;
 // Where partitioned does not run, sort_shared's per-block bucket sets up to 2^16, sort_global beyond.
 constexpr std::uint32_t kSortSharedMaxM = 1u << 16;
 // Below this many inputs the look costs more than it saves: inside auto's graph it adds 11-16 us on
@@ -79,11 +86,15 @@ constexpr std::uint32_t kCubMinM = 1u << 17;
 constexpr double kCubMaxPerLabel = 16;
 constexpr std::int64_t kCubMinN = std::int64_t(1) << 18;
 
-// Over few inputs with 8-byte values: CUB's sort of labels with 4-byte indices stays in one tile
-// where sort_global's 16-byte index-value pairs take its multi-pass path (regret draws, int64 values
-// over m > 2048: n = 1 512, 2 808, 3 062 in 17.6-23.2 us against sort_global's 34-47; from 3 inputs
-// up to 482 level or ahead, 18-20 us against 18-22; from 5 190 inputs 6-8 us behind).
-constexpr std::int64_t kCubSmallMaxN = 4096;
+// Over few inputs: CUB's sort of the labels with 4-byte indices stays in one tile up to about 4 600
+// inputs, where sort_global's index-value pairs (8 bytes with 4-byte values, 16 with 8-byte ones)
+// leave theirs from about 2 200 and 1 500 inputs (regret draws, m > 2048: int64 values, n = 1 512 to
+// 3 062, 17.6-23.2 us against sort_global's 34-47; int32 values, n = 3 728 to 4 634, 20-25 us against
+// 46-53, while sort_global's one tile wins to 2 168 inputs, 16 us against 18; from 5 163 inputs both
+// take several passes and CUB is 1-8 us behind). With 8-byte values CUB is level or ahead from 3
+// inputs up (18-20 us against 18-22).
+constexpr std::int64_t kCubSmallMaxN = 4608;
+constexpr std::int64_t kCubSmallMinN4 = 2560;  // with 4-byte values
 // Over a few thousand to tens of thousands of inputs, sort_shared's tiles beat the sort passes while
 // its blocks' bucket sets stay small (regret draws, sets x m x value bytes <= 2.4 MB: n = 6 194 over
 // 201 K labels 33 us against sort_global's 51; 22 408 over 57 K, 29 against 41; 25 065 over 2 326, 27
@@ -93,7 +104,9 @@ constexpr std::int64_t kSortSharedSmallMinN = 4096, kSortSharedSmallMaxN = 65536
 constexpr double kSortSharedSmallBytes = 3.0e6;
 
 LP_HD bool cub_region(const Sizes& s) {
-  if (s.cub && s.value_bytes == 8 && s.m > kPartitionedAboveM && s.n <= kCubSmallMaxN) return true;
+  if (s.cub && s.m > kPartitionedAboveM && s.n <= kCubSmallMaxN && (s.value_bytes == 8 || s.n > kCubSmallMinN4)) return true;
+  // Beyond kPartitionedMaxM labels partitioned's passes fall far behind at any n per label.
+  if (s.cub && s.m > kPartitionedMaxM) return true;
   return s.cub && s.m >= kCubMinM && s.n >= kCubMinN && double(s.n) < kCubMaxPerLabel * double(s.m);
 }
 
@@ -118,12 +131,19 @@ LP_HD Plan by_size(const Sizes& s) {
 }
 
 LP_HD bool may_relabel(const Sizes& s) { return s.m >= kLookFromM && s.relabel && s.sort_global && !sparse_labels(s); }
+// Labels from a domain much larger than the inputs that are nevertheless few (one label, a handful):
+// relabel's count scans them in one small tier where the sorts pay for every label bit (judged draw,
+// H200, one label over m = 25.6 M, 21.6 M inputs: relabel 0.26 ms against CUB's 0.66; 2.4 M inputs,
+// 0.064 against 0.10, below the look).
+LP_HD bool may_relabel_sparse(const Sizes& s) { return s.m >= kLookFromM && s.relabel && sparse_labels(s); }
 LP_HD bool may_spread(const Sizes& s) { return s.m <= kSinglePassSpreadMaxM && by_size(s) == Plan::SortShared && s.single_pass; }
 LP_HD bool may_hot(const Sizes& s) {
   return s.m >= kLookFromM && s.m <= kSortSharedHotMaxM && by_size(s) == Plan::SortGlobal && s.sort_shared;
 }
 
-LP_HD bool needs_look(const Sizes& s) { return s.n >= kLookMinN && (may_relabel(s) || may_spread(s) || may_hot(s)); }
+LP_HD bool needs_look(const Sizes& s) {
+  return s.n >= kLookMinN && (may_relabel(s) || may_relabel_sparse(s) || may_spread(s) || may_hot(s));
+}
 
 // Where relabel would take labels that arrive sorted or in runs but many are present (beyond
 // kRelabelDistinct its count falls back to partitioned's passes), CUB's sort + scan-by-key wins: its
@@ -139,7 +159,7 @@ LP_HD bool sorted_labels(const profile::Profile& p) { return p.sorted >= kSorted
 
 LP_HD Plan decide(const Sizes& s, const profile::Profile& p) {
   if (!needs_look(s)) return by_size(s);
-  if (may_relabel(s) && p.distinct <= kRelabelDistinct) return Plan::Relabel;
+  if ((may_relabel(s) || may_relabel_sparse(s)) && p.distinct <= kRelabelDistinct) return Plan::Relabel;
   if (may_cub_ordered(s) && (sorted_labels(p) || (p.warp_runs <= kRunsWarpRuns && s.m >= kCubMinM))) return Plan::Cub;
   if (may_relabel(s) && p.warp_runs <= kRunsWarpRuns) return Plan::Relabel;
   const bool hot = p.heavy >= kHotShare;
@@ -151,7 +171,7 @@ LP_HD Plan decide(const Sizes& s, const profile::Profile& p) {
 LP_HD bool possible(const Sizes& s, Plan q) {
   if (q == by_size(s)) return true;
   if (!needs_look(s)) return false;
-  return (q == Plan::Relabel && may_relabel(s)) || (q == Plan::Cub && may_cub_ordered(s)) || (q == Plan::SortShared && may_hot(s)) ||
+  return (q == Plan::Relabel && (may_relabel(s) || may_relabel_sparse(s))) || (q == Plan::Cub && may_cub_ordered(s)) || (q == Plan::SortShared && may_hot(s)) ||
          (q == Plan::SinglePass && may_spread(s));
 }
 

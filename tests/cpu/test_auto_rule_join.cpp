@@ -62,14 +62,16 @@ void test_by_size() {
   ar::Sizes z = all_run(1 << 20, 1 << 20);
   z.band = 1;
   CHECK(ar::by_size(z) == Plan::Nlj);
-  // |S| tiny: the nested loop over one tile of S, at any |R|.
-  for (std::int64_t nr : {std::int64_t(1), std::int64_t(1) << 20, std::int64_t(1) << 30}) {
-    CHECK_MSG(ar::by_size(all_run(nr, ar::kNljMaxS)) == Plan::Nlj, nr);
-    CHECK_MSG(ar::by_size(all_run(nr, ar::kNljMaxS + 1)) != Plan::Nlj, nr);
-    ar::Sizes no_nlj = all_run(nr, 1);
-    no_nlj.nlj = false;
-    CHECK_MSG(ar::by_size(no_nlj) != Plan::Nlj, nr);
-  }
+  // |S| tiny: the nested loop over one tile of S, at any |R|, further with int64 keys.
+  CHECK(ar::nlj_max_s(4) == ar::kNljMaxS32 && ar::nlj_max_s(8) == ar::kNljMaxS64 && ar::kNljMaxS32 < ar::kNljMaxS64);
+  for (int kb : {4, 8})
+    for (std::int64_t nr : {std::int64_t(1), std::int64_t(1) << 20, std::int64_t(1) << 30}) {
+      CHECK_MSG(ar::by_size(all_run(nr, ar::nlj_max_s(kb), kb)) == Plan::Nlj, nr);
+      CHECK_MSG(ar::by_size(all_run(nr, ar::nlj_max_s(kb) + 1, kb)) != Plan::Nlj, nr);
+      ar::Sizes no_nlj = all_run(nr, 1, kb);
+      no_nlj.nlj = false;
+      CHECK_MSG(ar::by_size(no_nlj) != Plan::Nlj, nr);
+    }
   // |R| tiny: its table is a few cached lines, global_hash at any |S| (int32: 256 rows, int64: 128);
   // beyond, with S dominating, the binary searches' INLJ (the CSS tree's without it).
   for (int kb : {4, 8}) {
@@ -79,6 +81,12 @@ void test_by_size() {
     ar::Sizes no_bs = all_run(tiny + 1, std::int64_t(1) << 30, kb);
     no_bs.inlj_bs = false;
     CHECK_MSG(ar::by_size(no_bs) == Plan::InljCss, kb);
+    // ... but over S below kIndexMinS, R's cached table still.
+    CHECK_MSG(ar::by_size(all_run(tiny + 1, ar::kIndexMinS, kb)) == Plan::InljBs, kb);
+    CHECK_MSG(ar::by_size(all_run(tiny + 1, ar::kIndexMinS - 1, kb)) == Plan::GlobalHash, kb);
+    ar::Sizes no_hash = all_run(tiny + 1, ar::kIndexMinS - 1, kb);
+    no_hash.global_hash = false;
+    CHECK_MSG(ar::by_size(no_hash) == Plan::InljBs, kb);
   }
   // S dominating R (R's table in L2): global_hash up to 64 |R|, INLJ beyond while the table is at
   // most kIndexMaxTableBytes (int32: 2^16 rows), global_hash again above.
@@ -143,6 +151,28 @@ void test_needs_look() {
   ar::Sizes band = all_run(t, t);
   band.band = 3;
   CHECK(!ar::needs_look(band));
+  // The index region looks from kIndexLookMinS S tuples, where a hot S turns INLJ to global_hash.
+  const std::int64_t r_idx = std::int64_t(ar::kTinyTableBytes / 16.0) + 1;
+  CHECK(ar::by_size(all_run(r_idx, ar::kIndexLookMinS)) == Plan::InljBs);
+  CHECK(ar::needs_look(all_run(r_idx, ar::kIndexLookMinS)));
+  CHECK(!ar::needs_look(all_run(r_idx, ar::kIndexLookMinS - 1)));
+  ar::Sizes idx_no_hash = all_run(r_idx, ar::kIndexLookMinS);
+  idx_no_hash.global_hash = false;
+  CHECK(!ar::needs_look(idx_no_hash));
+  {
+    const ar::Sizes z = all_run(r_idx, ar::kIndexLookMinS);
+    pf::Profile s_hot = plain(z.ns);
+    s_hot.heavy = ar::kHotProbeShare;
+    pf::Profile s_cold = plain(z.ns);
+    s_cold.heavy = ar::kHotProbeShare * 0.99;
+    CHECK(ar::decide(z, plain(z.nr), s_hot, 0.5) == Plan::GlobalHash);
+    CHECK(ar::decide(z, plain(z.nr), s_hot, 0.0) == Plan::GlobalHash);
+    CHECK(ar::decide(z, plain(z.nr), s_cold, 0.5) == Plan::InljBs);
+    pf::Profile r_hot = plain(z.nr);
+    r_hot.heavy = 1;
+    CHECK(ar::decide(z, r_hot, s_cold, 0.0) == Plan::InljBs);  // R's hot key does not move an index join
+    CHECK(ar::possible(z, Plan::GlobalHash) && ar::possible(z, Plan::InljBs) && !ar::possible(z, Plan::Smj));
+  }
   // Below it decide() is by_size() whatever the profile says.
   pf::Profile hot = plain(t - 1);
   hot.heavy = 1;

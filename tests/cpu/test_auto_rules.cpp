@@ -222,7 +222,23 @@ void test_multireduce_rule() {
   nc.commutative = false, nc.warp_ordered = true, nc.m = 4096;
   CHECK(!ar::needs_look(nc) && ar::by_size(nc) == P::WarpOrdered);
   nc.m = 4097;
+  CHECK(ar::by_size(nc) == P::Sort);  // sort_shared_transposed does not run (no partial-set bytes)
+  // sort_shared_transposed from two tiles while its partial sets stay within kSortSharedMaxBytes or
+  // the inputs' bytes.
+  nc.n = ar::kSortSharedMinN, nc.value_bytes = 8, nc.sort_shared_bytes = ar::kSortSharedMaxBytes;
+  CHECK(!ar::needs_look(nc) && ar::by_size(nc) == P::SortShared);
+  nc.n = ar::kSortSharedMinN - 1;
   CHECK(ar::by_size(nc) == P::Sort);
+  nc.n = std::int64_t(1) << 20, nc.sort_shared_bytes = ar::kSortSharedMaxBytes + 1;  // over 12 MiB of inputs
+  CHECK(ar::by_size(nc) == P::Sort);
+  nc.n = std::int64_t(ar::kSortSharedMaxBytes / 12) + 1;  // the sets within the inputs' bytes
+  CHECK(ar::by_size(nc) == P::SortShared);
+  nc.m = 4096;
+  CHECK(ar::by_size(nc) == P::WarpOrdered);
+  ar::Sizes cm = nc;
+  cm.commutative = true, cm.m = 1u << 20;
+  CHECK(ar::by_size(cm) != P::SortShared);  // commutative operators have their own plans
+  CHECK(std::string(ar::name(P::SortShared)) == "sort_shared_transposed");
 }
 
 void test_multiscan_rule() {
@@ -286,7 +302,10 @@ void test_multiscan_rule() {
   s.partitioned = true, s.n = ar::kLookMinN, s.m = std::uint32_t(double(s.n) / ar::kPartitionedMinPerLabel);
   CHECK(ar::by_size(s) == P::Partitioned);
   s.m += 1;
-  CHECK(ar::by_size(s) == P::SortGlobal && !ar::needs_look(s));
+  CHECK(ar::by_size(s) == P::SortGlobal && ar::needs_look(s));  // the look for few labels only (may_relabel_sparse)
+  s.relabel = false;
+  CHECK(!ar::needs_look(s));
+  s.relabel = true;
   s.n = 100, s.m = ar::kPartitionedAboveM + 1;
   CHECK(ar::by_size(s) == P::SortGlobal);
   s.m = ar::kPartitionedAboveM;
@@ -298,21 +317,38 @@ void test_multiscan_rule() {
   CHECK(ar::by_size(s) == P::SinglePass);
   s.n = ar::kRegisterSmallN, s.m = ar::kRegisterSmallMaxM;
   CHECK(ar::by_size(s) == P::SinglePass);
-  // Few inputs over many labels: 8-byte values take CUB's sort up to kCubSmallMaxN inputs (4-byte
-  // values stay with sort_global); sort_shared from kSortSharedSmallMinN to kSortSharedSmallMaxN
+  // Few inputs over many labels: CUB's sort up to kCubSmallMaxN inputs (4-byte values from
+  // kCubSmallMinN4, below which sort_global's one tile stays); sort_shared from kSortSharedSmallMinN to kSortSharedSmallMaxN
   // inputs while its blocks' sets stay within kSortSharedSmallBytes.
   {
     ar::Sizes q;
     q.register_scan = q.single_pass = q.partitioned = q.sort_shared = q.sort_global = q.relabel = q.cub = true;
-    q.n = ar::kCubSmallMaxN, q.m = 1u << 20, q.value_bytes = 8, q.sort_shared_bytes = 1e9;
+    q.n = ar::kCubSmallMaxN, q.m = ar::kPartitionedMaxM, q.value_bytes = 8, q.sort_shared_bytes = 1e9;
     CHECK(ar::by_size(q) == P::Cub);
     q.value_bytes = 4;
+    CHECK(ar::by_size(q) == P::Cub);
+    q.n = ar::kCubSmallMinN4 + 1;
+    CHECK(ar::by_size(q) == P::Cub);
+    q.n = ar::kCubSmallMinN4;
+    CHECK(ar::by_size(q) == P::SortGlobal);  // sort_global's one tile
+    q.value_bytes = 8;
+    CHECK(ar::by_size(q) == P::Cub);
+    q.n = 1;
+    CHECK(ar::by_size(q) == P::Cub);
+    q.m = ar::kPartitionedAboveM;
+    CHECK(ar::by_size(q) != P::Cub);
+    q.m = ar::kPartitionedMaxM, q.n = ar::kCubSmallMaxN + 1;
     CHECK(ar::by_size(q) == P::SortGlobal);
-    q.value_bytes = 8, q.n += 1;
+    q.value_bytes = 4;
     CHECK(ar::by_size(q) == P::SortGlobal);
+    q.value_bytes = 8;
     q.value_bytes = 8, q.n = 100, q.m = ar::kPartitionedAboveM;
     CHECK(ar::by_size(q) == P::SinglePass);
     q.n = ar::kSortSharedSmallMinN, q.m = 1u << 17, q.value_bytes = 4, q.sort_shared_bytes = ar::kSortSharedSmallBytes;
+    CHECK(ar::by_size(q) == P::Cub);  // CUB's one tile first (kCubSmallMaxN)
+    q.n = ar::kCubSmallMaxN + 1;
+    CHECK(ar::by_size(q) == P::SortShared && !ar::needs_look(q));
+    q.n = ar::kSortSharedSmallMinN, q.cub = false;
     CHECK(ar::by_size(q) == P::SortShared && !ar::needs_look(q));
     q.sort_shared_bytes += 1;
     CHECK(ar::by_size(q) == P::SortGlobal);
@@ -331,7 +367,7 @@ void test_multiscan_rule() {
   CHECK(ar::by_size(s) == P::Cub);
   s.n += 1;
   CHECK(ar::by_size(s) == P::Partitioned);
-  s.n = ar::kCubMinN, s.m = 1u << 20;
+  s.n = ar::kCubMinN, s.m = ar::kPartitionedMaxM;
   CHECK(ar::by_size(s) == P::Cub);
   s.n -= 1;
   CHECK(ar::by_size(s) == P::SortGlobal);
@@ -339,6 +375,32 @@ void test_multiscan_rule() {
   CHECK(ar::by_size(s) == P::Partitioned);
   s.m = ar::kCubMinM, s.cub = false;
   CHECK(ar::by_size(s) == P::Partitioned);
+  // Beyond kPartitionedMaxM labels CUB's sort at any inputs a label; partitioned without it.
+  s.cub = true, s.m = ar::kPartitionedMaxM, s.n = std::int64_t(64) * s.m;
+  CHECK(ar::by_size(s) == P::Partitioned);
+  s.m += 1;
+  CHECK(ar::by_size(s) == P::Cub);
+  s.cub = false;
+  CHECK(ar::by_size(s) == P::Partitioned);
+  // Sparse labels over enough inputs: a look, and relabel where few labels are present.
+  {
+    ar::Sizes q;
+    q.single_pass = q.partitioned = q.sort_shared = q.sort_global = q.relabel = q.cub = true;
+    q.n = ar::kLookMinN, q.m = std::uint32_t(double(q.n) / ar::kPartitionedMinPerLabel) + 1, q.value_bytes = 4;
+    CHECK(ar::sparse_labels(q) && ar::needs_look(q) && !ar::may_relabel(q) && ar::may_relabel_sparse(q));
+    pf::Profile one = spread();
+    one.distinct = 1, one.heavy = 1, one.warp_runs = 1;
+    CHECK(ar::decide(q, one) == P::Relabel && ar::possible(q, P::Relabel));
+    pf::Profile many = spread();
+    many.distinct = ar::kRelabelDistinct + 1;
+    CHECK(ar::decide(q, many) == ar::by_size(q));
+    many.warp_runs = 1;  // runs of many labels: no relabel in the sparse region
+    CHECK(ar::decide(q, many) == ar::by_size(q));
+    q.n = ar::kLookMinN - 1;
+    CHECK(!ar::needs_look(q) && ar::decide(q, one) == ar::by_size(q));
+    q.n = ar::kLookMinN, q.relabel = false;
+    CHECK(!ar::needs_look(q));
+  }
 }
 
 void test_histogram_rule() {
@@ -459,9 +521,20 @@ void test_decimal_rule() {
   CHECK(ar::decide(s, p) == P::Sort);  // the set spans several label windows
   s.shared_one_window = true;
   CHECK(ar::decide(s, p) == P::Shared);  // a set a block holds whole: the folded atomics
-  p.heavy = ar::kDoubleSortShare;
-  CHECK(ar::decide(s, p) == P::Sort);  // an id that takes most rows: the sort
+  p.heavy = 1;
+  CHECK(ar::decide(s, p) == P::Shared);  // ... whatever the hot id's share
   s.shared_one_window = false;
+  // Doubles beyond shared memory: the global atomics by sizes, the sort over a hot id.
+  {
+    ar::Sizes d = s;
+    d.shared = false, d.m = 1u << 24;
+    pf::Profile q = spread();
+    CHECK(ar::by_size(d) == P::Global && ar::decide(d, q) == P::Global);
+    q.heavy = ar::kHotShare;
+    CHECK(ar::decide(d, q) == P::Sort && ar::possible(d, P::Sort));
+    d.int_counts = false;
+    CHECK(ar::decide(d, q) == P::Global);
+  }
   // Ordered ids: shared memory for sets a block holds many times, global atomics beyond.
   p = spread(), p.warp_runs = ar::kOrderedWarpRuns;
   s.m = std::uint32_t(ar::kOrderedSharedBytes / 8);
@@ -501,10 +574,19 @@ void test_decimal_rule() {
   s.cluster = true, s.shared = false, s.m = 1024;
   CHECK(ar::decide(s, p) == P::Cluster);  // shared memory only where a block can hold the set
   s.shared = true;
-  // By sizes: small sets in shared memory from kFewRows rows; global atomics below kManyRows rows.
-  s.cluster = true, s.n = ar::kFewRows, s.m = std::uint32_t(ar::kSmallSetBytes / 16);
+  // By sizes: small sets in shared memory from kFewRows rows over few ids, from kSmallSetGlobalMaxN
+  // rows over more; global atomics below kManyRows rows.
+  s.cluster = true, s.n = ar::kSmallSetGlobalMaxN, s.m = std::uint32_t(ar::kSmallSetBytes / 16);
   CHECK(ar::by_size(s) == P::Shared);
-  s.n = ar::kFewRows - 1;
+  s.n = ar::kSmallSetGlobalMaxN - 1;
+  CHECK(ar::by_size(s) == P::Global);
+  s.n = ar::kFewRows, s.m = 1;
+  CHECK(ar::by_size(s) == P::Shared);
+  s.m = 2;
+  CHECK(ar::by_size(s) == P::Global);  // 4096 rows over 2 ids: kSmallSetRowsPerId
+  s.n = std::int64_t(ar::kSmallSetRowsPerId) * 2 + 1;
+  CHECK(ar::by_size(s) == P::Shared);
+  s.n = ar::kFewRows - 1, s.m = 1;
   CHECK(ar::by_size(s) == P::Global);
   s.n = ar::kManyRows - 1, s.m = 5000;
   CHECK(!ar::needs_look(s) && ar::by_size(s) == P::Global);
@@ -552,7 +634,7 @@ void test_possible() {
     lp::multireduce::auto_rule::Sizes s;
     s.n = draw_n(r), s.m = draw_m(r), s.value_bytes = coin(r) ? 4 : 8, s.commutative = r.unit() < 0.8, s.integral = coin(r);
     s.shared = coin(r), s.perbank = coin(r), s.cluster = coin(r), s.cluster_one_pass = s.cluster && coin(r), s.warp_ordered = coin(r);
-    s.int_counts = r.unit() < 0.9, s.native_shared_atomic = coin(r);
+    s.int_counts = r.unit() < 0.9, s.native_shared_atomic = coin(r), s.sort_shared_bytes = coin(r) ? r.unit() * 1e8 : 0.0;
     return s;
   });
   check_possible<lp::multiscan::auto_rule::Sizes>("multiscan", [](harness::Rng& r) {

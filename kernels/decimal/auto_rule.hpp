@@ -88,10 +88,13 @@ constexpr double kHotShare = 0.02;
 // 1024 ids 0.48 ms against 1.80, 16 384 ids 1.41 against 1.82; the judged draw, n >= 2^21: a 46% id
 // over 911 ids, 11.8 M rows, 0.14 against 0.37; a 37% id over 5 450 ids, 102 M rows, 2.02 against
 // 2.61; a 14% id over 16 107 ids, 0.55 against 0.54), and the sort wins over several label windows
-// (65 536 ids: 3.19 against 1.84). Beyond shared memory, with no hot id, one global atomic a row:
-// the regret draws' double points with the buckets beyond the L2 (12-39 M ids, 7-27 M rows, runs
-// and one id) took 2.4-5.4x less than the sort (results/h200/regret/judged/,
-// results/h100/regret/fit/), and no point of them has the sort ahead without a hot id.
+// (65 536 ids: 3.19 against 1.84). Beyond shared memory, with no hot id, one global atomic a row
+// while the buckets stay in the L2 or the rows are fewer than the ids; beyond the L2 with a row an id
+// or more, the sort, whose passes stream where the atomics miss (default sweep, H200, uniform, 2^26
+// rows: 2^22 ids, 32 MiB, global atomics 1.21 ms against 2.49; 2^24 ids 3.38 against the sort's 2.59;
+// judged draw, 26 M uniform ids over 100 M rows, 5.56 against 4.63; the regret draws' points beyond
+// the L2 with fewer rows than ids, 7-27 M rows over 12-39 M ids, 2.4-5.4x less with the atomics).
+// Ordered ids, which the look sees, keep the atomics at any size (runs or one id over 27-76 M rows).
 
 LP_HD bool within_l2(const Sizes& s, double fraction) { return double(s.m) * s.bucket_bytes <= fraction * s.l2_bytes; }
 LP_HD bool small_set(const Sizes& s) { return s.shared && double(s.m) * s.bucket_bytes <= kSmallSetBytes; }
@@ -104,7 +107,10 @@ LP_HD Plan by_size(const Sizes& s) {
   if (few_rows(s)) return Plan::Global;
   if (small_set(s)) return Plan::Shared;
   if (s.n < kManyRows) return Plan::Global;
-  if (s.kind == Kind::Double) return s.shared ? Plan::Shared : Plan::Global;
+  if (s.kind == Kind::Double) {
+    if (s.shared) return Plan::Shared;
+    return within_l2(s, 0.75) || !s.int_counts || s.n < std::int64_t(s.m) ? Plan::Global : Plan::Sort;
+  }
   if (s.kind == Kind::Decimal128 && s.shared && double(s.m) * s.bucket_bytes <= kSharedWideBytes) return Plan::Shared;
   if (s.n < kLookMinN && double(s.m) * s.bucket_bytes >= kGlobalBelowLookBytes) return Plan::Global;
   return s.cluster ? Plan::Cluster : Plan::Global;

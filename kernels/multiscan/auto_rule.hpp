@@ -50,13 +50,15 @@ constexpr double kPartitionedMinPerLabel = 4;
 // scan needs m' <= 4096): at m = 4096 partitioned 2.1 ms against single_pass's 2.9 and sort_shared's
 // 2.2-2.9; at 2048 single_pass 1.5 against partitioned's 2.1.
 constexpr std::uint32_t kPartitionedAboveM = 2048;
-// ... up to this many labels: beyond, CUB's sort + scan-by-key. The regret draws' points from 2^17
-// labels with n >= 2^20 (results/h100/regret/fit/, results/h200/regret/judged/): at 810 K to 2.7 M
-// labels partitioned took 1.36-258x CUB's time at all 10; at 769 K, 124 M int64 inputs in runs of 4,
-// 3.25x (21.0 ms against 6.5); at 611 K, 46 M int32 inputs, 0.82x; from 2^17 to 611 K labels with 16
-// inputs a label or more, 0.56-1.2x (ahead at 5 of 9, the others sorted or one label, where the look
-// takes CUB or relabel).
-constexpr std::uint32_t kPartitionedMaxM = 640 * 1024;
+// ... and with 8-byte values up to this many labels: beyond, CUB's sort + scan-by-key, whose sort
+// moves 4-byte indices where partitioned's passes move the 8-byte values with their labels. The
+// regret draws' points from 2^17 labels with n >= 2^20 (results/h100/regret/fit/,
+// results/h200/regret/fit/fifth_rules/): 769 K labels, 124 M int64 inputs in runs of 4, partitioned
+// 3.25x CUB's time (21.0 ms against 6.5); 381 K, int64, 0.78x. With 4-byte values partitioned stays
+// ahead beyond it (default sweep, H200, uniform int32, n = 2^26: 2^20 labels 4.1 ms against CUB's
+// 7.3, 2^22 labels 6.4 against 7.3; judged draw, 611 K labels in runs of 2, 0.82x), and from 810 K
+// labels the draws' points hold 16 inputs a label or fewer, where cub_region takes CUB already.
+constexpr std::uint32_t kPartitionedMaxM8 = 640 * 1024;
 // Where partitioned does not run, sort_shared's per-block bucket sets up to 2^16, sort_global beyond.
 constexpr std::uint32_t kSortSharedMaxM = 1u << 16;
 // Below this many inputs the look costs more than it saves: inside auto's graph it adds 11-16 us on
@@ -105,8 +107,8 @@ constexpr double kSortSharedSmallBytes = 3.0e6;
 
 LP_HD bool cub_region(const Sizes& s) {
   if (s.cub && s.m > kPartitionedAboveM && s.n <= kCubSmallMaxN && (s.value_bytes == 8 || s.n > kCubSmallMinN4)) return true;
-  // Beyond kPartitionedMaxM labels partitioned's passes fall far behind at any n per label.
-  if (s.cub && s.m > kPartitionedMaxM) return true;
+  // 8-byte values beyond kPartitionedMaxM8 labels: partitioned's passes fall behind at any n per label.
+  if (s.cub && s.value_bytes == 8 && s.m > kPartitionedMaxM8) return true;
   return s.cub && s.m >= kCubMinM && s.n >= kCubMinN && double(s.n) < kCubMaxPerLabel * double(s.m);
 }
 

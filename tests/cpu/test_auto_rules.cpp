@@ -323,7 +323,7 @@ void test_multiscan_rule() {
   {
     ar::Sizes q;
     q.register_scan = q.single_pass = q.partitioned = q.sort_shared = q.sort_global = q.relabel = q.cub = true;
-    q.n = ar::kCubSmallMaxN, q.m = ar::kPartitionedMaxM, q.value_bytes = 8, q.sort_shared_bytes = 1e9;
+    q.n = ar::kCubSmallMaxN, q.m = ar::kPartitionedMaxM8, q.value_bytes = 8, q.sort_shared_bytes = 1e9;
     CHECK(ar::by_size(q) == P::Cub);
     q.value_bytes = 4;
     CHECK(ar::by_size(q) == P::Cub);
@@ -337,7 +337,7 @@ void test_multiscan_rule() {
     CHECK(ar::by_size(q) == P::Cub);
     q.m = ar::kPartitionedAboveM;
     CHECK(ar::by_size(q) != P::Cub);
-    q.m = ar::kPartitionedMaxM, q.n = ar::kCubSmallMaxN + 1;
+    q.m = ar::kPartitionedMaxM8, q.n = ar::kCubSmallMaxN + 1;
     CHECK(ar::by_size(q) == P::SortGlobal);
     q.value_bytes = 4;
     CHECK(ar::by_size(q) == P::SortGlobal);
@@ -367,7 +367,7 @@ void test_multiscan_rule() {
   CHECK(ar::by_size(s) == P::Cub);
   s.n += 1;
   CHECK(ar::by_size(s) == P::Partitioned);
-  s.n = ar::kCubMinN, s.m = ar::kPartitionedMaxM;
+  s.n = ar::kCubMinN, s.m = ar::kPartitionedMaxM8;
   CHECK(ar::by_size(s) == P::Cub);
   s.n -= 1;
   CHECK(ar::by_size(s) == P::SortGlobal);
@@ -375,13 +375,17 @@ void test_multiscan_rule() {
   CHECK(ar::by_size(s) == P::Partitioned);
   s.m = ar::kCubMinM, s.cub = false;
   CHECK(ar::by_size(s) == P::Partitioned);
-  // Beyond kPartitionedMaxM labels CUB's sort at any inputs a label; partitioned without it.
-  s.cub = true, s.m = ar::kPartitionedMaxM, s.n = std::int64_t(64) * s.m;
+  // 8-byte values beyond kPartitionedMaxM8 labels: CUB's sort at any inputs a label; partitioned
+  // without it, and for 4-byte values.
+  s.cub = true, s.m = ar::kPartitionedMaxM8, s.n = std::int64_t(64) * s.m, s.value_bytes = 8;
   CHECK(ar::by_size(s) == P::Partitioned);
   s.m += 1;
   CHECK(ar::by_size(s) == P::Cub);
-  s.cub = false;
+  s.value_bytes = 4;
   CHECK(ar::by_size(s) == P::Partitioned);
+  s.value_bytes = 8, s.cub = false;
+  CHECK(ar::by_size(s) == P::Partitioned);
+  s.value_bytes = 4;
   // Sparse labels over enough inputs: a look, and relabel where few labels are present.
   {
     ar::Sizes q;
@@ -527,13 +531,22 @@ void test_decimal_rule() {
   // Doubles beyond shared memory: the global atomics by sizes, the sort over a hot id.
   {
     ar::Sizes d = s;
-    d.shared = false, d.m = 1u << 24;
+    d.shared = false, d.m = std::uint32_t(0.75 * d.l2_bytes / 8);  // the buckets within the L2
     pf::Profile q = spread();
     CHECK(ar::by_size(d) == P::Global && ar::decide(d, q) == P::Global);
     q.heavy = ar::kHotShare;
     CHECK(ar::decide(d, q) == P::Sort && ar::possible(d, P::Sort));
     d.int_counts = false;
     CHECK(ar::decide(d, q) == P::Global);
+    // Beyond the L2: the sort from a row an id, the atomics over fewer rows or ordered ids.
+    d.int_counts = true, d.m += 1, d.n = d.m;
+    q = spread();
+    CHECK(ar::by_size(d) == P::Sort && ar::decide(d, q) == P::Sort);
+    d.n = std::int64_t(d.m) - 1;
+    CHECK(ar::by_size(d) == P::Global);
+    d.n = std::int64_t(d.m) * 4;
+    q.warp_runs = ar::kOrderedWarpRuns;
+    CHECK(ar::needs_look(d) && ar::decide(d, q) == P::Global && ar::possible(d, P::Global));
   }
   // Ordered ids: shared memory for sets a block holds many times, global atomics beyond.
   p = spread(), p.warp_runs = ar::kOrderedWarpRuns;

@@ -95,10 +95,12 @@ void add_modern_variants(Defs<Op>& d) {
   using T = typename Op::value_type;
   d.add({"auto", VariantKind::Ours,
          "ours: register_scan at m = 1 (up to 8 over few inputs), single_pass up to 2048, CUB's sort + scan-by-key over 2^18 inputs or more "
-         "where m >= 2^17 and n < 16 m (and where m > 2048 over up to 4096 inputs of 8-byte values), sort_shared over 4096 to 65536 "
+         "where m >= 2^17 and n < 16 m (and where m > 2048 over up to 4608 inputs, from 2561 with 4-byte values, and 8-byte values "
+         "beyond 640 K labels), sort_shared over 4096 to 65536 "
          "inputs where m > 2048 while its blocks' bucket sets stay within 3 MB, partitioned beyond 2048 (where it runs); where it "
          "does not, sort_shared up to 2^16, sort_global beyond, and where m exceeds n / 4; from m = 2049 over 2^22 inputs or more an "
-         "input profile on the device sends labels with few present to relabel (whose count then sizes single_pass on the device), "
+         "input profile on the device sends labels with few present to relabel (also where m exceeds n / 4; its count then sizes "
+         "single_pass on the device), "
          "sorted labels (and from 2^17 labels, labels in runs) to CUB's sort + scan-by-key, other labels in runs to relabel, and where partitioned does not run, "
          "spread labels up to 4096 to single_pass and hot labels up to 2^18 to sort_shared, inside one CUDA graph (auto_rule.hpp)",
          {Output::Results, false},

@@ -55,17 +55,19 @@ LP_HD bool runs(const Sizes& s, Plan p) {
 // ps with int64 (the regret draws' nlj records, |R| = 16-92 M), where a plan that partitions or
 // sorts a large R costs 33 ps (int32) and 70 ps (int64) per R tuple (hj's records at the same
 // points): the loop wins up to about 52 and 77 S keys over a large R, a few more over a small one,
-// whose other plans pay fixed set-up. (Judged draw, H200: int64 |R| = 92 M, |S| = 36: nlj 3.0 ms, hj
-// 6.9; 6.2 M and 59, 0.34 against 0.45; 2.6 M and 69, 0.17 against 0.24; int32 22 M and 64, hj 0.73
-// against nlj 0.93; int64 4.8 M and 124, 0.41 against 0.54.)
+// whose other plans pay fixed set-up. (H200, results/h200/regret/fit/fifth_rules/: int64 |R| = 92 M,
+// |S| = 36, nlj 3.0 ms against hj's 6.9; 6.2 M and 59, 0.34 against 0.45; 2.6 M and 69, 0.17 against
+// 0.24; int32 22 M and 64, hj 0.73 against nlj 0.93. H100, results/h100/regret/fit/: int64 4.8 M and
+// 124, hj 0.41 against nlj 0.54.)
 constexpr std::int64_t kNljMaxS32 = 56, kNljMaxS64 = 88;
 LP_HD std::int64_t nlj_max_s(unsigned key_bytes) { return key_bytes == 8 ? kNljMaxS64 : kNljMaxS32; }
 // R's hash table (2 |R| slots) at most this many bytes: its few lines stay cached beside the probe
 // kernel's shared buffers and every probe step hits, so global_hash's one pass over S beats INLJ's
 // search, scan and expansion passes over S at any |S|. Across the regret draws' points with S over
-// 64 |R| and a table of 4-16 KiB (results/h100/regret/fit/, results/h200/regret/judged/), inlj_bs
-// took 0.80-2.38x global_hash's time, above 1 at 15 of 19 points; the plan that loses least at its
-// worst point is global_hash (1.25x behind at |R| = 393 over 23 M; inlj_bs up to 2.38x behind).
+// 64 |R| and a table of 4-16 KiB (results/h100/regret/fit/, results/h200/regret/fit/fifth_rules/),
+// inlj_bs took 0.80-2.38x global_hash's time, above 1 at 15 of 19 points; the plan that loses least
+// at its worst point is global_hash (1.25x behind at |R| = 393 over 23 M; inlj_bs up to 2.38x
+// behind).
 constexpr double kTinyTableBytes = 16 * 1024;
 // ... and, with a larger table still within kIndexMaxTableBytes, over S below this many tuples: INLJ's
 // three passes over S pay their set-up where global_hash streams S once (the same draws, |S| under

@@ -88,14 +88,15 @@ constexpr double kAscendingSorted = 0.7;
 
 // Non-commutative operators beyond warp_ordered: the thesis's sort in shared memory with Baxter's
 // transposition (Alg 4.13, Fig 4.22) rather than the device-wide sort, from two tiles of inputs and
-// while its blocks' partial bucket sets (blocks x m values, cleared and reduced in full) stay within
-// kSortSharedMaxBytes or within the inputs' own bytes. Regret draws, uint32x2 affine over m > 4096
-// (results/h100/regret/fit/, results/h200/regret/judged/): from 3 547 to 277 076 inputs over 4-186 K
-// labels, sets of at most 91 tiles (30 MB at the largest), 0.49-0.81x sort_global's time at 7 of 7
-// points (9 727 over 6 844 labels: 20 us against 41); 6 M over 5 295 and 69 M over 193 K, one wave of
-// blocks, 0.63-0.65x; 0.33-9.9 M inputs over 122-439 K labels, sets of 106 blocks or more, at least
-// 3.9 times the inputs' bytes, 2.8-3.6x; one tile (n < 2 048 over 9-325 K labels) 1.4-3.4x, its
-// one set's clear and reduce over m buckets being the whole time.
+// while its blocks' partial bucket sets (blocks x m values, cleared and reduced in full) stay
+// within kSortSharedMaxBytes or within the inputs' own bytes. Regret draws, uint32x2 affine over m
+// > 4096 (results/h100/regret/fit/, results/h200/regret/fit/fifth_rules/): from 3 547 to 277 076
+// inputs over 4-186 K labels, sets of at most 91 tiles (30 MB at the largest), 0.49-0.81x
+// sort_global's time at 7 of 7 points (9 727 over 6 844 labels: 20 us against 41); 6 M over 5 295
+// and 69 M over 193 K, one wave of blocks, 0.63-0.65x; 0.33-9.9 M inputs over 122-439 K labels,
+// sets of 106 blocks or more, at least 3.9 times the inputs' bytes, 2.8-3.6x; one tile (n < 2 048
+// over 9-325 K labels) 1.4-3.4x, its one set's clear and reduce over m buckets being the whole
+// time.
 constexpr std::int64_t kSortSharedMinN = 2048;
 constexpr double kSortSharedMaxBytes = 32.0 * (1 << 20);
 

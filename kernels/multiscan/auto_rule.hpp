@@ -56,8 +56,9 @@ constexpr std::uint32_t kPartitionedAboveM = 2048;
 // results/h200/regret/fit/fifth_rules/): 769 K labels, 124 M int64 inputs in runs of 4, partitioned
 // 3.25x CUB's time (21.0 ms against 6.5); 381 K, int64, 0.78x. With 4-byte values partitioned stays
 // ahead beyond it (default sweep, H200, uniform int32, n = 2^26: 2^20 labels 4.1 ms against CUB's
-// 7.3, 2^22 labels 6.4 against 7.3; judged draw, 611 K labels in runs of 2, 0.82x), and from 810 K
-// labels the draws' points hold 16 inputs a label or fewer, where cub_region takes CUB already.
+// 7.3, 2^22 labels 6.4 against 7.3; 611 K labels in runs of 2, 0.82x), and from 810 K labels the
+// draws' points hold at most 17 inputs a label: CUB's region below 16, and sorted labels (1.9 M with
+// 16.6 a label), which the look sends to CUB.
 constexpr std::uint32_t kPartitionedMaxM8 = 640 * 1024;
 // Where partitioned does not run, sort_shared's per-block bucket sets up to 2^16, sort_global beyond.
 constexpr std::uint32_t kSortSharedMaxM = 1u << 16;
@@ -134,9 +135,9 @@ LP_HD Plan by_size(const Sizes& s) {
 
 LP_HD bool may_relabel(const Sizes& s) { return s.m >= kLookFromM && s.relabel && s.sort_global && !sparse_labels(s); }
 // Labels from a domain much larger than the inputs that are nevertheless few (one label, a handful):
-// relabel's count scans them in one small tier where the sorts pay for every label bit (judged draw,
-// H200, one label over m = 25.6 M, 21.6 M inputs: relabel 0.26 ms against CUB's 0.66; 2.4 M inputs,
-// 0.064 against 0.10, below the look).
+// relabel's count scans them in one small tier where the sorts pay for every label bit (H200,
+// results/h200/regret/fit/fifth_rules/: one label over m = 25.6 M, 21.6 M inputs, relabel 0.26 ms
+// against CUB's 0.66; 2.4 M inputs, 0.064 against 0.10, below the look).
 LP_HD bool may_relabel_sparse(const Sizes& s) { return s.m >= kLookFromM && s.relabel && sparse_labels(s); }
 LP_HD bool may_spread(const Sizes& s) { return s.m <= kSinglePassSpreadMaxM && by_size(s) == Plan::SortShared && s.single_pass; }
 LP_HD bool may_hot(const Sizes& s) {

@@ -40,11 +40,12 @@ STUDIES = ["multireduce", "multiscan", "histogram", "scatter", "patched", "join"
 AUTOS = {"sortedsearch": ["auto_lower", "auto_upper", "auto_complete"]}
 # Sorted search: which variants answer each auto's search. A variant answers the lower bound if its
 # name ends in _lower (mergepath_lower, windowed_lower, binary_search_lower) or it is Thrust's
-# lower_bound; the same for the upper bound and the complete search. The _unsorted variants search
+# lower_bound or CUB's search for sorted needles (built with CCCL 3.5 and later); the same for the
+# upper bound and the complete search. The _unsorted variants search
 # shuffled needles (another input) and the merges write keys (another output): neither answers.
 ANSWERS = {
-    "auto_lower": lambda v: v.endswith("_lower") or v == "thrust_lower_bound",
-    "auto_upper": lambda v: v.endswith("_upper") or v == "thrust_upper_bound",
+    "auto_lower": lambda v: v.endswith("_lower") or v in ("thrust_lower_bound", "cub_lower_bound_sorted"),
+    "auto_upper": lambda v: v.endswith("_upper") or v in ("thrust_upper_bound", "cub_upper_bound_sorted"),
     "auto_complete": lambda v: v.endswith("_complete"),
 }
 # Variants whose time leaves out part of the work (their input arrives sorted, the sort untimed):

@@ -418,6 +418,14 @@ void add_variants(Defs<T>& d) {
        [](Ctx<T>& c) { lp::peers::thrust_lower_bound(c.b, c.nb, c.a_shuffled, c.na, c.out_a, c.stream); }},
       {"thrust_upper_bound", VariantKind::Peer, "thrust::upper_bound, sorted needles", {Result::UpperA}, {}, {},
        [](Ctx<T>& c) { lp::peers::thrust_upper_bound(c.b, c.nb, c.a, c.na, c.out_a, c.stream); }},
+#if LP_CUB_BOUND_SORTED
+      {"cub_lower_bound_sorted", VariantKind::Peer, "cub::DeviceFind::LowerBoundSortedValues (CCCL 3.5 and later): CUB's search for sorted needles", {Result::LowerA}, {},
+       [](const Ctx<T>& c) { return lp::peers::cub_bound_sorted_temp_bytes<T>(int(c.nb), int(c.na)); },
+       [](Ctx<T>& c) { lp::peers::cub_bound_sorted<T, false>(c.b, c.nb, c.a, c.na, c.out_a, c.scratch, c.scratch_bytes, c.stream); }},
+      {"cub_upper_bound_sorted", VariantKind::Peer, "cub::DeviceFind::UpperBoundSortedValues (CCCL 3.5 and later)", {Result::UpperA}, {},
+       [](const Ctx<T>& c) { return lp::peers::cub_bound_sorted_temp_bytes<T>(int(c.nb), int(c.na)); },
+       [](Ctx<T>& c) { lp::peers::cub_bound_sorted<T, true>(c.b, c.nb, c.a, c.na, c.out_a, c.scratch, c.scratch_bytes, c.stream); }},
+#endif
       {"thrust_merge", VariantKind::Peer, "thrust::merge of A and B: the same traversal, writing keys", {Result::Merge}, {}, {},
        [](Ctx<T>& c) { lp::peers::thrust_merge(c.a, c.na, c.b, c.nb, c.out_merge, c.stream); }},
       {"cub_merge", VariantKind::Peer, "cub::DeviceMerge::MergeKeys of A and B", {Result::Merge}, {}, {},

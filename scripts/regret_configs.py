@@ -54,6 +54,9 @@ DEFAULT_SEED = 7002
 # results/h100/regret/fit/fourth_rules/join.json.gz.)
 # (7006: the sorted search's look kept from columns of at most 2^16 keys; its 7002 results, on the
 # H100 (55 points) and the H200 (the other 265), are fitting data now, results/h200/regret/fit/.)
+# (multireduce 7006, multiscan 7005, join 7006, decimal 7005: the rules refitted on the H200's first
+# judging round, whose draws (7005, 7004, 7005, 7004) are fitting data now,
+# results/h200/regret/fit/fifth_rules/.)
 JUDGE_SEED = {"multireduce": 7006, "multiscan": 7005, "histogram": 7002, "scatter": 7004, "patched": 7002, "join": 7006,
               "decimal": 7005, "sortedsearch": 7006}
 DEFAULT_FIT_SEED = 9001  # the fitting draw (configs/regret/fit/)

@@ -43,9 +43,9 @@ ar::Sizes sizes_of(const Ctx<Op>& c) {
     s.cluster_one_pass = cp.cluster > 0 && cp.passes == 1;
   } else {
     s.warp_ordered = mr::warp_ordered_plan<Op>(c.n, c.m, c.tune).smem > 0;
-    // sort_shared_transposed's own limit (sort_variants.cu): its partial sets within 4 GiB.
-    const double partials = double(mr::sort_shared_partials_bytes<Op, true>(c.n, c.m, c.tune));
-    s.sort_shared_bytes = partials <= 4.0 * (1u << 30) ? std::max(partials, 1.0) : 0.0;
+    // sort_shared_transposed runs while its partial sets stay within the variant's own limit.
+    const std::size_t partials = mr::sort_shared_partials_bytes<Op, true>(c.n, c.m, c.tune);
+    s.sort_shared_bytes = partials <= mr::kSortSharedMaxPartialsBytes ? std::max(double(partials), 1.0) : 0.0;
     if constexpr (std::is_same_v<Op, mr::Last>) s.last_position = mr::last_position_unsupported(c.n, c.m, c.tune).empty();
   }
   return s;

@@ -21,13 +21,13 @@ void add_sort_variants(Defs<Op>& d) {
          [](const auto& c) { return mr::sort_global_scratch_bytes<Op>(c.n, c.m, c.tune); },
          [](Ctx<Op>& c) { mr::sort_global<Op>(c.labels, c.values, c.n, c.m, c.out, c.scratch, c.scratch_bytes, c.tune, c.stream); }});
 
-  // Both shared-memory variants keep n_sets x m partial buckets; the thesis hit an allocation error
-  // for large m, here anything over 4 GiB is refused.
+  // Both shared-memory variants keep n_sets x m partial buckets, refused beyond
+  // mr::kSortSharedMaxPartialsBytes.
   auto partials_limit = [](auto transposed) {
     return [](const auto& c) {
-      constexpr std::size_t kMax = std::size_t(4) << 30;
       const std::size_t bytes = mr::sort_shared_partials_bytes<Op, decltype(transposed)::value>(c.n, c.m, c.tune);
-      return bytes > kMax ? "partial bucket sets need " + std::to_string(bytes) + " bytes (> 4 GiB)" : std::string();
+      return bytes > mr::kSortSharedMaxPartialsBytes ? "partial bucket sets need " + std::to_string(bytes) + " bytes (> 4 GiB)"
+                                                     : std::string();
     };
   };
   // The striped kernel is instantiated for commutative operators only (its limits too).

@@ -253,6 +253,10 @@ std::size_t sort_shared_partials_bytes(std::int64_t n, std::uint32_t m, const Tu
   return std::size_t(sort_shared_sets<Op, TRANSPOSED>(n, m, t)) * m * sizeof(typename Op::value_type);
 }
 
+// The partial sets the variants allow: the thesis hit an allocation error for large m; beyond this
+// the variants refuse the point (and auto does not take them).
+constexpr std::size_t kSortSharedMaxPartialsBytes = std::size_t(4) << 30;
+
 template <class Op, bool TRANSPOSED>
 std::size_t sort_shared_scratch_bytes(std::int64_t n, std::uint32_t m, const Tuning& t) {
   return sort_shared_partials_bytes<Op, TRANSPOSED>(n, m, t);

@@ -6,6 +6,7 @@
 #include "kernels/decimal/auto_rule.hpp"
 #include "kernels/multireduce/cluster_privatized.cuh"
 #include "kernels/multireduce/global_atomics.cuh"
+#include "kernels/multireduce/register_privatized.cuh"
 #include "kernels/multireduce/shared_privatized.cuh"
 #include "kernels/multireduce/sort_global.cuh"
 
@@ -119,7 +120,8 @@ std::size_t plan_scratch(Plan r, const Ctx& c) {
     case Plan::Shared: return mr::shared_privatized_scratch_bytes<T>(c.n, c.m, c.tune);
     case Plan::SharedNarrow: return narrow_bytes<Op>(c, mr::shared_privatized_scratch_bytes<N>(c.n, c.m, c.tune));
     case Plan::Cluster: return mr::cluster_privatized_scratch_bytes<T>(c.m, cluster_sets<Op>(c));
-    case Plan::Global: return 0;
+    case Plan::Global:
+    case Plan::Register: return 0;
     default:
       if constexpr (std::is_same_v<Op, kd::Sum128Words>) return 0;
       else return sort_reduce_bytes<Op>(c);
@@ -147,6 +149,8 @@ void run_plan(Plan r, const Ctx& in, cudaStream_t s, std::size_t bytes) {
       });
     case Plan::Global:
       return gpu_query<Op>(c, [&](const Src<Op>& src, auto* out) { mr::global_atomics<Op, true>(src, c.n, c.m, out, c.stream); });
+    case Plan::Register:
+      return gpu_query<Op>(c, [&](const Src<Op>& src, auto* out) { mr::register_privatized<Op>(src, c.n, c.m, out, c.stream); });
     default:
       // The words' 32-byte values are no use to a sort (it moves values): carry buckets only.
       if constexpr (std::is_same_v<Op, kd::Sum128Words>) throw std::logic_error("decimal: sort_reduce sorts 16-byte values");
@@ -182,7 +186,7 @@ harness::Params auto_metrics(const Ctx& c) {
 
 void add_gpu_variants(Defs& d) {
   d.add({"auto", harness::VariantKind::Ours,
-         "ours: global atomics for few rows, shared_privatized for small bucket sets; beyond, an input profile of the product ids on "
+         "ours: global atomics for few rows, register_privatized for up to 16 products, shared_privatized for small bucket sets; beyond, an input profile of the product ids on "
          "the device picks shared_privatized, shared_narrow (decimal64), cluster_privatized, global_atomics or sort_reduce inside "
          "one CUDA graph (kernels/decimal/auto_rule.hpp)",
          {Buckets::Default},
@@ -210,6 +214,12 @@ void add_gpu_variants(Defs& d) {
                        "ours: per-block bucket sets in shared memory (multireduce's shared_privatized on the rows), decimal128 in 16-byte buckets "
                        "whose low word carries into the high one",
                        Plan::Shared, Buckets::Default, shared_fits(Buckets::Default)));
+  d.add(plan_variant("register_privatized",
+                       "ours: at most 16 products, every thread's buckets in registers (an input goes to its bucket by predicated adds, "
+                       "no atomic an update), folded across the block and added with one atomic a block",
+                       Plan::Register, Buckets::Default, [](const Ctx& c) {
+                         return mr::register_privatized_fits(c.m) ? std::string() : std::string("more than 16 products: registers hold 16 buckets");
+                       }));
   d.add(plan_variant("shared_words",
                        "ours, decimal128: the same with the article's 32-bit words, each summed in a 64-bit counter without carries (32-byte "
                        "buckets, plain atomics), the carries resolved once per group",

@@ -1,7 +1,8 @@
 // Ours: the map (our coalesced grid-stride kernel, kernels/join/split.cuh), He et al.'s multi-pass
 // scatter and gather (reused from the scatter study, kernels/scatter/multipass.cuh), and their split
-// (Algorithm 1, kernels/join/split.cuh).
+// (Algorithm 1, kernels/join/split.cuh) and ours staged by partition (kernels/join/split_staged.cuh).
 #include "kernels/join/split.cuh"
+#include "kernels/join/split_staged.cuh"
 #include "kernels/scatter/multipass.cuh"
 #include "variant.hpp"
 
@@ -23,16 +24,25 @@ void add_ours_variants(Defs& d) {
            lp::scatter::multipass<std::uint64_t>(c.op == Op::Gather, c.dev.loc, c.dev.tuples, c.n, std::uint32_t(c.n), c.dev_out.tuples,
                                                  lp::scatter::Tuning{}, c.stream);
          }});
+  // Both splits: the split op only, at the sizes the kernels' 32-bit offsets and shared histogram allow.
+  const auto split_sizes = [](const Ctx& c) {
+    const std::string why = only(c, Op::Split);
+    return why.empty() ? jk::split_unsupported(c.n, c.fanout) : why;
+  };
   d.add({"split", VariantKind::Ours,
          "split (He et al. 3.1.4, Algorithm 1): per-block shared-memory histograms of the partition ids over contiguous chunks, the "
          "[fanout x blocks] matrix exclusive-scanned (CUB), then each block scatters its chunk through shared-memory atomic cursors",
          {},
-         [](const Ctx& c) {
-           const std::string why = only(c, Op::Split);
-           return why.empty() ? jk::split_unsupported(c.n, c.fanout) : why;
-         },
+         split_sizes,
          [](const Ctx& c) { return jk::split_scratch_bytes(c.n, c.fanout); },
          [](Ctx& c) { jk::split(c.dev.tuples, c.n, c.fanout, c.dev_out.tuples, c.scratch, c.scratch_bytes, c.stream); }});
+  d.add({"split_staged", VariantKind::Ours,
+         "ours: Algorithm 1 with each partition id computed once (the count pass writes them) and each 4096-tuple tile grouped by "
+         "partition in shared memory before it is written, so that a partition's tuples leave as one run of consecutive addresses",
+         {},
+         split_sizes,
+         [](const Ctx& c) { return jk::split_staged_scratch_bytes(c.n, c.fanout); },
+         [](Ctx& c) { jk::split_staged(c.dev.tuples, c.n, c.fanout, c.dev_out.tuples, c.scratch, c.scratch_bytes, c.stream); }});
 }
 
 }  // namespace lp::primitives_study

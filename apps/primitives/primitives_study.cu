@@ -179,7 +179,7 @@ class PrimitivesPoint final : public harness::TablePoint<Def> {
     Params out;
     if (d.name == "multipass")
       out["passes"] = std::int64_t(lp::scatter::multipass_count(std::uint32_t(ctx_.n), sizeof(std::uint64_t), ctx_.op == Op::Gather, lp::scatter::Tuning{}));
-    if (d.name == "split") out["blocks"] = std::int64_t(lp::join::split_blocks(ctx_.n, ctx_.fanout));
+    if (d.name == "split" || d.name == "split_staged") out["blocks"] = std::int64_t(lp::join::split_blocks(ctx_.n, ctx_.fanout));
     return out;
   }
 

@@ -11,9 +11,9 @@
 
 namespace lp::decimal::auto_rule {
 
-enum class Plan : unsigned { Shared, SharedNarrow, Cluster, Global, Sort, Count };
+enum class Plan : unsigned { Shared, SharedNarrow, Cluster, Global, Sort, Register, Count };
 inline const char* name(Plan p) {
-  constexpr const char* kNames[] = {"shared_privatized", "shared_narrow", "cluster_privatized", "global_atomics", "sort_reduce"};
+  constexpr const char* kNames[] = {"shared_privatized", "shared_narrow", "cluster_privatized", "global_atomics", "sort_reduce", "register_privatized"};
   return unsigned(p) < unsigned(Plan::Count) ? kNames[unsigned(p)] : "?";
 }
 
@@ -44,6 +44,10 @@ static_assert(sizeof(Sizes) == 8 + 8 + 16 + 8, "Sizes has no padding");
 constexpr std::int64_t kLookMinN = std::int64_t(1) << 23;
 // Small bucket sets stay in shared memory whatever the ids: replicas spread a hot id's updates.
 constexpr double kSmallSetBytes = 4096;
+// At most 16 ids, every type: each thread's buckets in registers, no atomic an update (shared
+// memory's replicas chain a thread's returning atomics on its few buckets: decimal128 at 4-16 ids,
+// 0.63-0.70 of the read ceiling on the H100; kernels/multireduce/register_privatized.cuh).
+constexpr std::uint32_t kRegisterMaxM = 16;
 // Few rows, or rows under a quarter of the products: one global atomic a row (warp-aggregated)
 // beats every plan that first clears a block's or a cluster's bucket set (H100 regret sweep:
 // n = 1..40 000 over m = 8..400 000, global_atomics 7-13 us, shared_privatized 9-22, the cluster
@@ -105,6 +109,7 @@ LP_HD bool few_rows(const Sizes& s) {
 
 LP_HD Plan by_size(const Sizes& s) {
   if (few_rows(s)) return Plan::Global;
+  if (s.m <= kRegisterMaxM) return Plan::Register;
   if (small_set(s)) return Plan::Shared;
   if (s.n < kManyRows) return Plan::Global;
   if (s.kind == Kind::Double) {

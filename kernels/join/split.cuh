@@ -125,15 +125,16 @@ static __global__ void scatter_kernel(const std::uint64_t* __restrict__ in, std:
 // CUB's temporary storage. base null: only the size (CUB asked what it needs); base set: the
 // pieces of a region of `bytes` (the size computed before), CUB's share what is left, so that the
 // timed launcher asks CUB nothing.
+// With `with_ids`, a column of n partition ids after the scan (split_staged.cuh computes each id once).
 struct SplitScratch {
   int blocks;
   std::int64_t chunk;
   std::size_t cells;  // fanout x blocks
-  std::uint32_t *hist, *offsets;
+  std::uint32_t *hist, *offsets, *ids = nullptr;
   void* cub;
   std::size_t cub_bytes, total;
 
-  SplitScratch(void* base, std::int64_t n, std::uint32_t fanout, std::size_t bytes = 0) {
+  SplitScratch(void* base, std::int64_t n, std::uint32_t fanout, std::size_t bytes = 0, bool with_ids = false) {
     // As many blocks as fill the GPU, but at least kMinChunk tuples each and no more cells in the
     // matrix than tuples (a small n with a large fanout would otherwise scan mostly zeros).
     const std::int64_t most = std::int64_t(sm_count()) * kBlocksPerSm;
@@ -144,6 +145,7 @@ struct SplitScratch {
     Carve c(base);
     hist = c.take<std::uint32_t>(cells);
     offsets = c.take<std::uint32_t>(cells);
+    if (with_ids) ids = c.take<std::uint32_t>(std::size_t(std::max<std::int64_t>(n, 1)));
     if (base) {
       cub = c.rest();
       cub_bytes = bytes - c.used();

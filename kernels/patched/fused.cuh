@@ -1,9 +1,10 @@
 // The decode kernel of a PatchedArray: FastLanes bit-unpacking (frame of reference, bit width w,
 // 1024-element chunks; fastlanes.hpp) with the patches applied in the same kernel, as G-ALP
-// (DaMoN 2025) fuses exception patching into the decoder. One warp decodes one chunk (two for u64):
-// it stages the chunk's packed words in shared memory with asynchronous copies (all of a chunk's
-// loads in flight at once, whatever w), then produces the chunk row by row, each thread its V lanes,
-// each row one coalesced 128-byte warp store. How the patches go in:
+// (DaMoN 2025) fuses exception patching into the decoder. One warp decodes one to four chunks
+// (WarpShape, common.cuh: two for u64, four for u8): it stages their packed words in shared memory
+// with asynchronous copies (all of a chunk's loads in flight at once, whatever w), then produces the
+// chunks row by row, each thread its V lanes, each chunk's row 128 contiguous bytes. How the patches
+// go in:
 //   None      not at all (the decode of the two-pass variants)
 //   Lanes     G-ALP: each thread's lane cursor swaps patches in as rows come out (galp_lane_cursor.cuh)
 //   Warp      the warp applies its chunk's patches together after the rows (warp_apply.cuh)

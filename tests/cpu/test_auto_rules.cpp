@@ -594,11 +594,15 @@ void test_decimal_rule() {
   s.n = ar::kSmallSetGlobalMaxN - 1;
   CHECK(ar::by_size(s) == P::Global);
   s.n = ar::kFewRows, s.m = 1;
-  CHECK(ar::by_size(s) == P::Shared);
+  CHECK(ar::by_size(s) == P::Register);  // up to kRegisterMaxM ids: the buckets in registers
   s.m = 2;
   CHECK(ar::by_size(s) == P::Global);  // 4096 rows over 2 ids: kSmallSetRowsPerId
   s.n = std::int64_t(ar::kSmallSetRowsPerId) * 2 + 1;
-  CHECK(ar::by_size(s) == P::Shared);
+  CHECK(ar::by_size(s) == P::Register);
+  s.n = ar::kLookMinN, s.m = ar::kRegisterMaxM;
+  CHECK(!ar::needs_look(s) && ar::by_size(s) == P::Register && ar::possible(s, P::Register));
+  s.m += 1;
+  CHECK(ar::by_size(s) == P::Shared && !ar::possible(s, P::Register));
   s.n = ar::kFewRows - 1, s.m = 1;
   CHECK(ar::by_size(s) == P::Global);
   s.n = ar::kManyRows - 1, s.m = 5000;

@@ -34,11 +34,13 @@ def kernels(text):
         yield name, launch, text[m.end():end]
 
 
-def value(body, metric):
-    m = re.search(r"^\s+" + re.escape(metric) + r"\s+(\S+)?\s+([\d.,]+)\s*$", body, re.M)
-    if not m:
-        return None, None
-    return m.group(1), m.group(2).replace(",", "")
+def value(body, metric, unit_like=None):
+    """The metric's unit and value; with unit_like, the first line whose unit contains it (the
+    Memory Workload Analysis's throughput in bytes/s, not the Speed Of Light's percentage)."""
+    for m in re.finditer(r"^\s+" + re.escape(metric) + r"\s+(\S+)?\s+([\d.,]+)\s*$", body, re.M):
+        if unit_like is None or (m.group(1) and unit_like in m.group(1)):
+            return m.group(1), m.group(2).replace(",", "")
+    return None, None
 
 
 def stall(body):
@@ -59,7 +61,7 @@ def main():
     for name, launch, body in kernels(text):
         row = [f"{label}{name}", launch]
         for metric, _ in FIELDS:
-            unit, v = value(body, metric)
+            unit, v = value(body, metric, "byte/s" if metric == "Memory Throughput" else None)
             if v is None:
                 row.append("–")
             elif metric == "Duration":

@@ -186,7 +186,7 @@ harness::Params auto_metrics(const Ctx& c) {
 
 void add_gpu_variants(Defs& d) {
   d.add({"auto", harness::VariantKind::Ours,
-         "ours: global atomics for few rows, register_privatized for up to 16 products, shared_privatized for small bucket sets; beyond, an input profile of the product ids on "
+         "ours: global atomics for few rows, register_privatized for up to 8 products (decimal64 and double: 4), shared_privatized for small bucket sets; beyond, an input profile of the product ids on "
          "the device picks shared_privatized, shared_narrow (decimal64), cluster_privatized, global_atomics or sort_reduce inside "
          "one CUDA graph (kernels/decimal/auto_rule.hpp)",
          {Buckets::Default},

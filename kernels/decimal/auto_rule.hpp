@@ -44,10 +44,15 @@ static_assert(sizeof(Sizes) == 8 + 8 + 16 + 8, "Sizes has no padding");
 constexpr std::int64_t kLookMinN = std::int64_t(1) << 23;
 // Small bucket sets stay in shared memory whatever the ids: replicas spread a hot id's updates.
 constexpr double kSmallSetBytes = 4096;
-// At most 16 ids, every type: each thread's buckets in registers, no atomic an update (shared
-// memory's replicas chain a thread's returning atomics on its few buckets: decimal128 at 4-16 ids,
-// 0.63-0.70 of the read ceiling on the H100; kernels/multireduce/register_privatized.cuh).
-constexpr std::uint32_t kRegisterMaxM = 16;
+// Few ids: each thread's buckets in registers, no atomic an update (shared memory's replicas chain
+// a thread's returning atomics on its few buckets; kernels/multireduce/register_privatized.cuh),
+// while the predicated adds (one a bucket an input) cost less than those chains. H200, 2^26 rows
+// (results/h200/decimal/ceiling_rows.json): decimal128 over 4 ids 0.28 ms against shared memory's
+// 0.48-0.55, over 8 ids 0.36 against 0.42-0.49, over 16 ids 0.49 against 0.38-0.44; decimal64's
+// two words over 4 ids 0.47 against 0.52, over 16 ids 1.62 against 0.42; doubles over 4 ids 0.26
+// against 0.34, over 16 ids 0.30 against 0.27.
+constexpr std::uint32_t kRegisterMaxM128 = 8, kRegisterMaxMOther = 4;
+LP_HD std::uint32_t register_max_m(Kind k) { return k == Kind::Decimal128 ? kRegisterMaxM128 : kRegisterMaxMOther; }
 // Few rows, or rows under a quarter of the products: one global atomic a row (warp-aggregated)
 // beats every plan that first clears a block's or a cluster's bucket set (H100 regret sweep:
 // n = 1..40 000 over m = 8..400 000, global_atomics 7-13 us, shared_privatized 9-22, the cluster
@@ -109,7 +114,7 @@ LP_HD bool few_rows(const Sizes& s) {
 
 LP_HD Plan by_size(const Sizes& s) {
   if (few_rows(s)) return Plan::Global;
-  if (s.m <= kRegisterMaxM) return Plan::Register;
+  if (s.m <= register_max_m(s.kind)) return Plan::Register;
   if (small_set(s)) return Plan::Shared;
   if (s.n < kManyRows) return Plan::Global;
   if (s.kind == Kind::Double) {

@@ -68,17 +68,26 @@ static __global__ void __launch_bounds__(split_detail::kThreads)
   for (std::uint32_t p = threadIdx.x; p < fanout; p += blockDim.x) hist[std::size_t(p) * gridDim.x + blockIdx.x] = counts[p];
 }
 
-// Steps (4) and (5), staged. Dynamic shared memory: the block's cursors, the tile's counters and
-// their scan, fanout words each.
+using Scan = cub::BlockScan<std::uint32_t, kThreads>;
+
+// The scatter's shared memory, all of it dynamic (so that the opt-in beyond 48 KiB sees the whole
+// size): the scan's storage, the staged tile, the block's cursors, the tile's counters and their
+// scan (fanout words each), the staged tuples' partitions (fanout <= 4096: 16 bits).
+inline std::size_t staged_bytes(std::uint32_t fanout) {
+  return (sizeof(Scan::TempStorage) + 15) / 16 * 16 + kTile * sizeof(std::uint64_t) + 3 * std::size_t(fanout) * sizeof(std::uint32_t) +
+         kTile * sizeof(std::uint16_t);
+}
+
+// Steps (4) and (5), staged.
 static __global__ void __launch_bounds__(kThreads)
     scatter_staged_kernel(const std::uint64_t* __restrict__ in, const std::uint32_t* __restrict__ ids, std::int64_t n, std::int64_t chunk,
                           std::uint32_t fanout, const std::uint32_t* __restrict__ offsets, std::uint64_t* __restrict__ out) {
-  using Scan = cub::BlockScan<std::uint32_t, kThreads>;
-  __shared__ typename Scan::TempStorage scan_storage;
-  __shared__ std::uint64_t stage[kTile];
-  __shared__ std::uint16_t stage_p[kTile];  // fanout <= 4096
-  extern __shared__ std::uint32_t words[];
-  std::uint32_t *cursor = words, *count = words + fanout, *start = words + 2 * fanout;
+  extern __shared__ __align__(16) unsigned char smem[];
+  auto& scan_storage = *reinterpret_cast<Scan::TempStorage*>(smem);
+  auto* stage = reinterpret_cast<std::uint64_t*>(smem + (sizeof(Scan::TempStorage) + 15) / 16 * 16);
+  std::uint32_t* cursor = reinterpret_cast<std::uint32_t*>(stage + kTile);
+  std::uint32_t *count = cursor + fanout, *start = cursor + 2 * fanout;
+  auto* stage_p = reinterpret_cast<std::uint16_t*>(cursor + 3 * fanout);
   for (std::uint32_t p = threadIdx.x; p < fanout; p += kThreads) {
     cursor[p] = offsets[std::size_t(p) * gridDim.x + blockIdx.x];
     count[p] = 0;
@@ -147,9 +156,9 @@ inline void split_staged(const std::uint64_t* in, std::int64_t n, std::uint32_t 
   LP_CUDA_LAUNCH("split_staged count_ids_kernel");
   std::size_t bytes = w.cub_bytes;
   LP_CUDA(cub::DeviceScan::ExclusiveSum(w.cub, bytes, w.hist, w.offsets, int(w.cells), stream));
-  const std::size_t words = 3 * std::size_t(fanout) * sizeof(std::uint32_t);
-  allow_dynamic_shared(reinterpret_cast<const void*>(d::scatter_staged_kernel), words);
-  d::scatter_staged_kernel<<<w.blocks, d::kThreads, words, stream>>>(in, w.ids, n, w.chunk, fanout, w.offsets, out);
+  const std::size_t smem = d::staged_bytes(fanout);
+  allow_dynamic_shared(reinterpret_cast<const void*>(d::scatter_staged_kernel), smem);
+  d::scatter_staged_kernel<<<w.blocks, d::kThreads, smem, stream>>>(in, w.ids, n, w.chunk, fanout, w.offsets, out);
   LP_CUDA_LAUNCH("split_staged scatter_staged_kernel");
 }
 

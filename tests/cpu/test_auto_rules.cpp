@@ -594,15 +594,19 @@ void test_decimal_rule() {
   s.n = ar::kSmallSetGlobalMaxN - 1;
   CHECK(ar::by_size(s) == P::Global);
   s.n = ar::kFewRows, s.m = 1;
-  CHECK(ar::by_size(s) == P::Register);  // up to kRegisterMaxM ids: the buckets in registers
+  CHECK(ar::by_size(s) == P::Register);  // up to register_max_m ids: the buckets in registers
   s.m = 2;
   CHECK(ar::by_size(s) == P::Global);  // 4096 rows over 2 ids: kSmallSetRowsPerId
   s.n = std::int64_t(ar::kSmallSetRowsPerId) * 2 + 1;
   CHECK(ar::by_size(s) == P::Register);
-  s.n = ar::kLookMinN, s.m = ar::kRegisterMaxM;
-  CHECK(!ar::needs_look(s) && ar::by_size(s) == P::Register && ar::possible(s, P::Register));
-  s.m += 1;
-  CHECK(ar::by_size(s) == P::Shared && !ar::possible(s, P::Register));
+  for (const ar::Kind k : {ar::Kind::Decimal128, ar::Kind::Decimal64, ar::Kind::Double}) {
+    ar::Sizes r = s;
+    r.kind = k, r.n = ar::kLookMinN, r.m = ar::register_max_m(k);
+    CHECK(!ar::needs_look(r) && ar::by_size(r) == P::Register && ar::possible(r, P::Register));
+    r.m += 1;
+    CHECK(ar::by_size(r) == P::Shared && !ar::possible(r, P::Register));
+  }
+  CHECK(ar::register_max_m(ar::Kind::Decimal128) == 8 && ar::register_max_m(ar::Kind::Double) == 4);
   s.n = ar::kFewRows - 1, s.m = 1;
   CHECK(ar::by_size(s) == P::Global);
   s.n = ar::kManyRows - 1, s.m = 5000;

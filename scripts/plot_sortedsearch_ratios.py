@@ -4,7 +4,8 @@
 usage: plot_sortedsearch_ratios.py RESULTS.json [RESULTS.json ...] OUT_DIR
 
 RESULTS: the sweep's parts (configs/sortedsearch/ratios_int32.json, ratios_int64.json: |A| + |B| =
-2^27; ratios_a24.json: |A| = 2^24). Writes to OUT_DIR:
+2^27; ratios_a24.json: |A| = 2^24; ratios_cub_sorted*.json add CUB's sorted-needle search where the
+build has it). Writes to OUT_DIR:
 - ratios_lower.png: lower bound, time (top) and fraction of the copy ceiling (bottom) against
   |B| / |A|, one column per key type and key distribution and one for |A| = 2^24; one line per
   variant; the vertical line is auto's switch ratio (the metric switch_ratio of its records).
@@ -27,6 +28,7 @@ LOWER = {
     "binary_search_lower": ("binary search per needle (ours)", "tab:green", "v", "-"),
     "mergepath_lower": ("merge path (ModernGPU, faithful)", "tab:blue", "^", "-"),
     "thrust_lower_bound": ("thrust::lower_bound, sorted needles", "tab:purple", "D", "--"),
+    "cub_lower_bound_sorted": ("cub::DeviceFind::LowerBoundSortedValues (CCCL 3.5+)", "tab:olive", "P", "--"),
 }
 COMPLETE = {
     "auto_complete": ("auto complete (ours)", "black", "o", "-"),
@@ -67,7 +69,8 @@ def draw(docs, recs, styles, path, title):
     cols = [(name, sel) for name, sel in panels(recs) if any(r["variant"] in styles for r in sel)]
     if not cols:
         return
-    fig, axes = plt.subplots(2, len(cols), figsize=(4.6 * len(cols), 8.4), squeeze=False, sharex=True)
+    # One column (a quick sweep) is widened so that the title and the legend fit.
+    fig, axes = plt.subplots(2, len(cols), figsize=(max(4.6 * len(cols), 7.5), 8.4), squeeze=False, sharex=True)
     for c, (name, sel) in enumerate(cols):
         top, bottom = axes[0][c], axes[1][c]
         for v, (label, colour, marker, ls) in styles.items():

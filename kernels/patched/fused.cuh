@@ -89,12 +89,10 @@ __global__ void __launch_bounds__(1024) decode_kernel(DevicePatched<T> a, T* __r
   }
 
   // 4. The cooperative apply: after every row store of the warp (__syncwarp orders the warp's
-  //    global writes), so an overwrite always lands after the decoded value. The whole warp
-  //    applies each of its chunks in turn: a chunk dense with patches (the clustered case) then
-  //    has 32 threads, not its TPC (8 for u8, whose clustered 1% took 1.4x the peer's time so).
+  //    global writes), so an overwrite always lands after the decoded value.
   if constexpr (P == Patching::Warp) {
     __syncwarp();
-    for (int k = 0; k < S::CPW; ++k) warp_apply_chunk(a, first + k, first + k < chunks, lane_id, 32, out);
+    warp_apply_chunk(a, c, mine, t, S::TPC, out);
   }
 }
 

@@ -34,7 +34,9 @@ constexpr int kDefaultThreads = 256;
 // one wide store and each chunk's row is 128 contiguous bytes: u16 2 lanes x 32 threads = 64 lanes,
 // u32 1 x 32, u64 1 x 16 lanes (two chunks a warp), and u8 16 lanes x 8 threads, four chunks a warp
 // (16-byte stores: with 4 lanes a thread, one 1 KiB chunk a warp, u8 moved too few bytes an
-// instruction to stream, 0.60 of the read ceiling on the H100).
+// instruction to stream, 0.60 of the read ceiling on the H100; with 16, the decode of a 2^26 u8
+// column takes 54 us instead of 69 on the H200, still bound by the SMs' issue, 83%:
+// results/h200/patched/profiles/).
 template <class T>
 struct WarpShape {
   static constexpr int W = kBits<T>;

@@ -16,7 +16,8 @@
 // ALP-RD, for values of full precision (which no (e, f) turns into small integers): each value's
 // bits are cut at r, the right r bits bit-packed, the left ones (at most 16 bits) coded through a
 // dictionary of their at most 8 most frequent values; a left part outside it is an exception. The
-// column takes whichever scheme's estimate on the sample is smaller.
+// column takes whichever scheme's estimate on the sample is smaller. The packed layout a GPU
+// decoder reads, and its CPU decode: alp_layout.hpp.
 #pragma once
 #include <algorithm>
 #include <array>

@@ -15,12 +15,11 @@ namespace lp::cpu::patched {
 // Chunks [c0, c1): decode, then apply every lane's patches.
 template <class T>
 void apply_chunks(const Packed<T>& p, const PatchLayout<T>& patches, std::int64_t c0, std::int64_t c1, T* out) {
-  const int L = patches.lanes;
   for (std::int64_t c = c0; c < c1; ++c) {
     T* o = out + c * kChunk;
     decode_chunk(p, c, o);
-    for (std::uint32_t k = patches.lane_offsets[std::size_t(c * L)], e = patches.lane_offsets[std::size_t((c + 1) * L)]; k < e; ++k)
-      o[patches.indices[k]] = patches.values[k];
+    const auto [first, last] = chunk_patches(patches, c);
+    for (std::uint32_t k = first; k < last; ++k) o[patches.indices[k]] = patches.values[k];
   }
 }
 

@@ -87,20 +87,25 @@ Packed<T> pack(const T* values, std::int64_t n, int w, const std::uint8_t* excep
 // Decodes chunk c into out[0, min(1024, n - c * 1024)) (unpatched: exceptions come out as the
 // base). Row by row, all lanes at one bit offset: the inner loop runs over consecutive words and
 // consecutive outputs, which compilers vectorise (the reason for the transposed layout).
+// The same for one chunk's words cw at width w (1..W) and base, its first `valid` values; a layout
+// whose chunks have their own widths (alp_layout.hpp) calls it per chunk.
 template <class T>
-void decode_chunk(const Packed<T>& p, std::int64_t c, T* out) {
+void decode_chunk_words(const T* cw, int w, T base, int valid, T* out) {
   constexpr int L = kLanes<T>;
-  const T* cw = p.words.data() + c * lp::patched::words_per_chunk<T>(p.w);
-  const T base = p.bases[std::size_t(c)];
-  const int valid = int(std::min<std::int64_t>(kChunk, p.n - c * kChunk));
   for (int r = 0; r < kBits<T> && r * L < valid; ++r) {
-    const auto at = lp::patched::bit_at<T>(r, p.w);
+    const auto at = lp::patched::bit_at<T>(r, w);
     const T* lo = cw + at.word * L;
-    const bool cross = at.shift + p.w > kBits<T>;
+    const bool cross = at.shift + w > kBits<T>;
     const T* hi = cross ? lo + L : lo;  // hi is read only when the row crosses into the next word
     const int lanes = std::min(L, valid - r * L);
-    for (int l = 0; l < lanes; ++l) out[r * L + l] = T(base + lp::patched::extract_bits<T>(lo[l], hi[l], at.shift, p.w));
+    for (int l = 0; l < lanes; ++l) out[r * L + l] = T(base + lp::patched::extract_bits<T>(lo[l], hi[l], at.shift, w));
   }
+}
+
+template <class T>
+void decode_chunk(const Packed<T>& p, std::int64_t c, T* out) {
+  decode_chunk_words(p.words.data() + c * lp::patched::words_per_chunk<T>(p.w), p.w, p.bases[std::size_t(c)],
+                     int(std::min<std::int64_t>(kChunk, p.n - c * kChunk)), out);
 }
 
 template <class T>

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/patched/fastlanes.hpp"
@@ -76,6 +77,12 @@ PatchLayout<T> build_patches(std::int64_t n, std::vector<Exception<T>> ex) {
     out.values[k] = e.value;
   }
   return out;
+}
+
+// The patches of chunk c: [first, last) in indices and values.
+template <class T>
+std::pair<std::uint32_t, std::uint32_t> chunk_patches(const PatchLayout<T>& p, std::int64_t c) {
+  return {p.lane_offsets[std::size_t(c * p.lanes)], p.lane_offsets[std::size_t((c + 1) * p.lanes)]};
 }
 
 // The plain form back (positions ascending): what decode-then-scatter consumes.

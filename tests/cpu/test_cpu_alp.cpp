@@ -1,6 +1,7 @@
-// ALP on the CPU (cpu_reference/patched/alp.hpp, float_columns.hpp): every generated column kind,
-// float32 and float64, at sizes around the vector and the row group and several seeds, decodes
-// bit-exactly under the scheme the sampling chooses and under both schemes forced; the special
+// ALP on the CPU (cpu_reference/patched/alp.hpp, alp_layout.hpp, float_columns.hpp): every generated
+// column kind, float32 and float64, at sizes around the vector and the row group and several seeds,
+// decodes bit-exactly under the scheme the sampling chooses and under both schemes forced, from the
+// encoder's form and from the packed layout a GPU decoder reads; the special
 // values (NaN with payloads, the infinities, -0.0, subnormals, the extremes) are exceptions and come
 // back bit for bit; the decimal columns compress as ALP promises (few exceptions, the integer's
 // width), uniform doubles take ALP-RD; the encoding is deterministic. Prints each kind's bits a value
@@ -13,6 +14,7 @@
 
 #include "check.hpp"
 #include "cpu_reference/patched/alp.hpp"
+#include "cpu_reference/patched/alp_layout.hpp"
 #include "cpu_reference/patched/float_columns.hpp"
 
 namespace cp = lp::cpu::patched;
@@ -47,6 +49,11 @@ void check_round_trip(const std::vector<F>& v, const std::string& what) {
   CHECK_MSG(same_bits(alp::decode(a), v, &bad), what << ": ALP, first wrong value at " << bad);
   const auto rd = alp::encode(v.data(), std::int64_t(v.size()), alp::Scheme::AlpRd);
   CHECK_MSG(same_bits(alp::decode(rd), v, &bad), what << ": ALP-RD, first wrong value at " << bad);
+  for (const auto* e : {&a, &rd}) {
+    const auto packed = cp::pack_alp(*e);
+    CHECK_MSG(same_bits(cp::decode_alp(packed), v, &bad), what << ": packed " << (e == &a ? "ALP" : "ALP-RD") << ", first wrong value at " << bad);
+    CHECK_MSG(packed.patches.count() == e->exceptions(), what << ": a patch an exception");
+  }
   // Every vector's integers lie in its frame, and an exception's integer is the filler (in the frame too).
   for (const auto& vec : a.vectors)
     for (const auto n : vec.ints) CHECK_MSG(std::uint64_t(n - vec.base) < (vec.w >= 63 ? ~0ull : (1ull << vec.w)), what << ": outside the frame");
@@ -104,23 +111,25 @@ template <class F>
 struct Stats {
   alp::Scheme scheme;
   double bits_per_value, exception_rate;
+  double layout_bits_per_value;  // the packed layout's, its patches' lane offsets included
 };
 
 template <class F>
 Stats<F> stats_of(cp::FloatColumn kind, std::int64_t n) {
   const auto v = cp::make_float_column<F>(kind, n, 42);
   const auto e = alp::encode(v.data(), n);
-  return {e.scheme, e.bits_per_value(), double(e.exceptions()) / double(n)};
+  return {e.scheme, e.bits_per_value(), double(e.exceptions()) / double(n), 8.0 * cp::pack_alp(e).bytes() / double(n)};
 }
 
 template <class F>
 void test_compression() {
   constexpr std::int64_t n = std::int64_t(alp::kVector) * alp::kRowGroupVectors;
-  std::printf("%s, %lld values a column: scheme, bits a value, exception rate\n", type_name<F>(), static_cast<long long>(n));
+  std::printf("%s, %lld values a column: scheme, bits a value (encoded; packed layout), exception rate\n", type_name<F>(),
+              static_cast<long long>(n));
   for (const auto kind : kKinds) {
     const auto s = stats_of<F>(kind, n);
-    std::printf("  %-12s %-6s %6.2f %8.4f%%\n", cp::name(kind), s.scheme == alp::Scheme::Alp ? "alp" : "alp_rd", s.bits_per_value,
-                100 * s.exception_rate);
+    std::printf("  %-12s %-6s %6.2f %6.2f %8.4f%%\n", cp::name(kind), s.scheme == alp::Scheme::Alp ? "alp" : "alp_rd", s.bits_per_value,
+                s.layout_bits_per_value, 100 * s.exception_rate);
   }
   // The decimal columns: at most 1% exceptions and about the integer's width (prices up to 10^6
   // cents: 20 bits; percentages 0..1000 tenths: 10; integers below 10^6: 20), plus the vectors'

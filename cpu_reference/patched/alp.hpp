@@ -28,6 +28,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lp::cpu::patched::alp {
@@ -169,15 +170,23 @@ Combination best_combination(const std::vector<F>& s, double* bits = nullptr) {
   return best;
 }
 
+// The first level's sample of the row group [first, first + vectors) of values[0, n): kSampledVectors
+// vectors evenly spaced, kSamplesPerVector values of each.
+template <class F>
+std::vector<std::vector<F>> group_sample(const F* values, std::int64_t n, std::int64_t first, std::int64_t vectors) {
+  std::vector<std::vector<F>> out;
+  const std::int64_t step = std::max<std::int64_t>(1, vectors / kSampledVectors);
+  for (std::int64_t v = first; v < first + vectors; v += step)
+    out.push_back(sample(values + v * kVector, values + std::min<std::int64_t>(n, (v + 1) * kVector), kSamplesPerVector));
+  return out;
+}
+
 // First level: the combinations that win most often over the sampled vectors of the row group
 // [first, first + vectors) of values[0, n), at most kCandidates, the most frequent first.
 template <class F>
 std::vector<Combination> row_group_candidates(const F* values, std::int64_t n, std::int64_t first, std::int64_t vectors) {
   std::map<std::pair<int, int>, int> wins;
-  const std::int64_t step = std::max<std::int64_t>(1, vectors / kSampledVectors);
-  for (std::int64_t v = first; v < first + vectors; v += step) {
-    const F* b = values + v * kVector;
-    const auto s = sample(b, values + std::min<std::int64_t>(n, (v + 1) * kVector), kSamplesPerVector);
+  for (const auto& s : group_sample(values, n, first, vectors)) {
     const Combination c = best_combination(s);
     ++wins[{c.e, c.f}];
   }
@@ -331,12 +340,8 @@ template <class F>
 std::vector<std::vector<F>> column_sample(const F* values, std::int64_t n) {
   std::vector<std::vector<F>> out;
   const std::int64_t vectors = (n + kVector - 1) / kVector;
-  for (std::int64_t g = 0; g < vectors; g += kRowGroupVectors) {
-    const std::int64_t in_group = std::min<std::int64_t>(kRowGroupVectors, vectors - g);
-    const std::int64_t step = std::max<std::int64_t>(1, in_group / kSampledVectors);
-    for (std::int64_t v = g; v < g + in_group; v += step)
-      out.push_back(sample(values + v * kVector, values + std::min<std::int64_t>(n, (v + 1) * kVector), kSamplesPerVector));
-  }
+  for (std::int64_t g = 0; g < vectors; g += kRowGroupVectors)
+    for (auto& s : group_sample(values, n, g, std::min<std::int64_t>(kRowGroupVectors, vectors - g))) out.push_back(std::move(s));
   return out;
 }
 

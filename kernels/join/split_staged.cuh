@@ -78,8 +78,9 @@ using Scan = cub::BlockScan<std::uint32_t, kThreads>;
 // The scatter's shared memory, all of it dynamic (so that the opt-in beyond 48 KiB sees the whole
 // size): the scan's storage, the staged tile, the block's cursors, the tile's counters and their
 // scan (fanout words each), the staged tuples' partitions (fanout <= 4096: 16 bits).
+constexpr std::size_t kScanBytes = (sizeof(Scan::TempStorage) + 15) / 16 * 16;  // the stage after it 16-byte aligned
 inline std::size_t staged_bytes(std::uint32_t fanout) {
-  return (sizeof(Scan::TempStorage) + 15) / 16 * 16 + kTile * sizeof(std::uint64_t) + 3 * std::size_t(fanout) * sizeof(std::uint32_t) +
+  return kScanBytes + kTile * sizeof(std::uint64_t) + 3 * std::size_t(fanout) * sizeof(std::uint32_t) +
          kTile * sizeof(std::uint16_t);
 }
 
@@ -89,7 +90,7 @@ static __global__ void __launch_bounds__(kThreads)
                           std::uint32_t fanout, const std::uint32_t* __restrict__ offsets, std::uint64_t* __restrict__ out) {
   extern __shared__ __align__(16) unsigned char smem[];
   auto& scan_storage = *reinterpret_cast<Scan::TempStorage*>(smem);
-  auto* stage = reinterpret_cast<std::uint64_t*>(smem + (sizeof(Scan::TempStorage) + 15) / 16 * 16);
+  auto* stage = reinterpret_cast<std::uint64_t*>(smem + kScanBytes);
   std::uint32_t* cursor = reinterpret_cast<std::uint32_t*>(stage + kTile);
   std::uint32_t *count = cursor + fanout, *start = cursor + 2 * fanout;
   auto* stage_p = reinterpret_cast<std::uint16_t*>(cursor + 3 * fanout);

@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "../common/cuda_check.cuh"
+#include "../common/launch_cache.cuh"
 #include "common.cuh"
 
 namespace lp::multireduce {
@@ -80,11 +81,12 @@ __global__ void __launch_bounds__(kThreads) register_privatized_kernel(const Src
   }
 }
 
-// Resident blocks for the kernel's registers, at most `cap` a multiprocessor, never more than the work.
+// As many blocks as the kernel's registers let reside, never more than the work (two quads a
+// thread). The occupancy is the launch cache's, asked once per kernel and device: not inside every
+// timed launch.
 template <class K>
 int blocks_for(K kernel, std::int64_t n) {
-  int per_sm = 0;
-  LP_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0));
+  const int per_sm = max_active_blocks(reinterpret_cast<const void*>(kernel), kThreads, 0);
   return grid_for(ceil_div(n, 8), kThreads, std::max(1, per_sm));
 }
 

@@ -192,6 +192,21 @@ void test_multireduce_rule() {
     pb.m = m;
     CHECK((ar::by_size(pb) == P::PerBank) == (m >= ar::kPerBankMinM && m <= ar::kPerBankMaxM));
   }
+  // float32 sums (a compare-and-swap loop in shared memory) over the same range; not float64, not
+  // int32 (a native shared atomic), not float32 min.
+  ar::Sizes fb = pb;
+  fb.integral = false, fb.value_bytes = 4, fb.native_shared_atomic = false;
+  for (std::uint32_t m : {1u, 2u, 16u, 17u}) {
+    fb.m = m;
+    CHECK((ar::by_size(fb) == P::PerBank) == (m >= ar::kPerBankMinM && m <= ar::kPerBankMaxM));
+  }
+  fb.m = 8;
+  fb.value_bytes = 8;
+  CHECK(ar::by_size(fb) == P::Shared);
+  fb.value_bytes = 4, fb.add = false;
+  CHECK(ar::by_size(fb) == P::Shared);
+  fb.add = true, fb.integral = true, fb.native_shared_atomic = true;
+  CHECK(ar::by_size(fb) == P::Shared);
   pf::Profile p = spread();
   CHECK(ar::decide(s, p) == P::Partitioned);  // 2^23 int32 buckets: beyond half the (50 MB) L2
   s.m = 1u << 20;

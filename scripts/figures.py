@@ -37,6 +37,7 @@ JOBS = [
     ("cpu, cachesim (dev VM)", "plot_cpu.py", "dev-vm", "dev-vm/figures"),
     ("cpu, cachesim (H100 host)", "plot_cpu.py", "h100-host", "h100-host/figures"),
     ("patched", "plot_patched.py", "h100/patched/patched.json", "h100/patched/figures"),
+    ("patched, float columns (H200)", "plot_patched.py", "h200/patched/alp.json", "h200/patched/figures/alp"),
     ("scatter", "plot_scatter.py", "h100/scatter", "h100/scatter/figures"),
     ("join (dev VM: CPU joins, DuckDB)", "plot_join.py", "dev-vm/join/join.json", "dev-vm/join/figures"),
     ("join (H100, its host's CPU joins and DuckDB)", "plot_join.py", "h100/join/join.json+h100-host/join/join.json", "h100/join/figures"),

@@ -20,6 +20,11 @@ run's read ceiling (ceilings.read_GBps, the study's target's reference) and 85% 
   patched_targets.md     the study's targets per type, patch layout and rate: fused, fused_warp_apply
                          and auto as a fraction of the read ceiling, their speed-up over decode + thrust::scatter,
                          and clustered against uniform time.
+  patched_alp.png        float columns (ALP-encoded, configs/patched/alp.json): GB/s per generated column
+                         and GPU variant, f32 and f64 side by side; under each column its scheme, measured
+                         exception rate and bits a value.
+  alp_targets.md         the float columns' targets: the best fused plan and auto as a fraction of the read
+                         ceiling, fused against decode + thrust::scatter, bits a value.
 """
 import os
 import sys
@@ -155,6 +160,81 @@ def targets(doc, recs, out):
     lpresults.write_text(out, text)
 
 
+FLOATS = ["f32", "f64"]
+COLUMNS = ["prices", "coordinates", "percentages", "integers", "random_walk", "uniform", "specials"]
+
+
+def float_records(recs):
+    return [r for r in recs if r["params"]["type"] in FLOATS]
+
+
+def encoding(recs, t, c):
+    """(scheme, exception rate, bits a value) of column c of type t, as its records measured them."""
+    rs = lpresults.select(recs, type=t, column=c)
+    m = rs[0]["metrics"] if rs else {}
+    return m.get("scheme", "?"), m.get("exception_rate", 0.0), m.get("bits_per_value", 0.0)
+
+
+def alp_figure(doc, recs, out):
+    fl = [r for r in float_records(recs) if not is_cpu(r)]
+    if not fl:
+        return lpresults.skip(out, "no float columns")
+    variants = [v for v in STYLE if any(r["variant"] == v for r in fl)]
+    fig, axes = plt.subplots(1, 2, figsize=(15, 5.2), sharey=True)
+    for ax, t in zip(axes, FLOATS):
+        cols = [c for c in COLUMNS if lpresults.select(fl, type=t, column=c)]
+        width = 0.8 / max(1, len(variants))
+        for i, v in enumerate(variants):
+            label, colour, _, ls = STYLE[v]
+            ys = [(lpresults.select(fl, type=t, column=c, variant=v) or [{"GBps": 0}])[0]["GBps"] for c in cols]
+            ax.bar([k + (i - (len(variants) - 1) / 2) * width for k in range(len(cols))], ys, width, label=label, color=colour,
+                   hatch="//" if ls == "--" else None, edgecolor="white" if ls == "--" else None)
+        names = []
+        for c in cols:
+            scheme, rate, bits = encoding(fl, t, c)
+            names.append(f"{c}\n{scheme}, {100 * rate:.2g}% exc.\n{bits:.1f} bits/value")
+        ax.set_xticks(range(len(cols)))
+        ax.set_xticklabels(names, fontsize=7)
+        ceiling_line(ax, doc)
+        ax.set(title=f"{t} columns, ALP-encoded", ylabel="GB/s (compressed in + decoded out)")
+        ax.set_ylim(0, 1.4 * (read_ceiling(doc) or max(r["GBps"] for r in fl)))  # room for the legend above the bars
+        ax.grid(axis="y", alpha=0.3)
+    axes[0].legend(fontsize=7, loc="upper center", ncol=3)
+    fig.suptitle(f"Float columns: ALP decode + exception patching per generated column (GPU variants)\n{header(doc, fl)}; "
+                 f"{cpu_note(float_records(recs))}")
+    fig.tight_layout()
+    lpresults.write_figure(fig, out, dpi=110)
+
+
+def alp_targets(doc, recs, out):
+    ceil = read_ceiling(doc)
+    fl = float_records(recs)
+    rows = []
+    med = lambda r: r["time_ms"]["median"]  # noqa: E731
+    for t in FLOATS:
+        for c in COLUMNS:
+            rs = {r["variant"]: r for r in lpresults.select(fl, type=t, column=c)}
+            ours = [rs[v] for v in ("fused", "fused_warp_apply", "decode_lane_apply", "decode_chunk_apply") if v in rs]
+            if not ours or "auto" not in rs:
+                continue
+            best = min(ours, key=med)
+            peer = rs.get("decode_thrust_scatter")
+            scheme, rate, bits = encoding(fl, t, c)
+            frac = lambda r: f"{r['GBps'] / ceil:.2f}" if ceil else "-"  # noqa: E731
+            rows.append([t, c, scheme, f"{100 * rate:.3g}%", f"{bits:.1f}", best["variant"], f"{best['GBps']:.0f}", frac(best), frac(rs["auto"]),
+                         rs["auto"]["metrics"].get("plan", "-"), f"{med(peer) / med(best):.2f}x" if peer else "-",
+                         f"{med(peer) / med(rs['auto']):.2f}x" if peer else "-", f"{med(rs['auto']) / med(best):.2f}"])
+    if not rows:
+        return lpresults.skip(out, "no float columns")
+    where = f"read ceiling {ceil:.0f} GB/s (same run; traffic counted: the encoded column in + the decoded column out)" if ceil else "no read ceiling"
+    text = ("# Patched study, float columns (ALP): the targets\n\n"
+            f"{header(doc, fl)}; {where}. Targets: decode + patch >= 0.85 of the ceiling with <= 1% exceptions; >= 1.5x decode + "
+            "thrust::scatter at 1-5% exceptions; bits a value within 10% of the ALP paper's on comparable data.\n\n"
+            + lpresults.md_table(["type", "column", "scheme", "exceptions", "bits/value", "best of ours", "GB/s", "best / ceiling",
+                                  "auto / ceiling", "auto's plan", "best vs thrust", "auto vs thrust", "auto / best time"], rows))
+    lpresults.write_text(out, text)
+
+
 def main():
     opened = lpresults.open_study_result(__doc__, "patched")
     if opened is None:
@@ -163,6 +243,8 @@ def main():
     rate_figure(doc, recs, os.path.join(out, "patched_rate.png"))
     width_figure(doc, recs, os.path.join(out, "patched_bit_width.png"))
     targets(doc, recs, os.path.join(out, "patched_targets.md"))
+    alp_figure(doc, recs, os.path.join(out, "patched_alp.png"))
+    alp_targets(doc, recs, os.path.join(out, "alp_targets.md"))
 
 if __name__ == "__main__":
     main()

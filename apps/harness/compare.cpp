@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "results.hpp"
@@ -53,8 +54,9 @@ struct Failure {
 // One record of a file, with what matching and the table need.
 struct Entry {
   Record rec;
-  std::string key;    // canonical identity: study, variant and params
+  std::string key;    // canonical identity: study, variant and params (those both files have: rekey)
   std::string shown;  // params as the table shows them
+  json params;
   bool timed() const { return rec.time && rec.time->median > 0; }  // a zero median cannot divide
   double median() const { return rec.time->median; }
   double stddev() const { return rec.time->stddev; }
@@ -78,9 +80,41 @@ Entry read_record(const std::string& path, std::size_t index, const json& j) {
   }
   // '\x1f' cannot occur in dumped JSON (control characters are escaped there) nor sensibly in a
   // study or variant name, so the concatenation is unambiguous; nlohmann objects dump sorted.
-  e.key = e.rec.study + '\x1f' + e.rec.variant + '\x1f' + j.at("params").dump();
+  e.params = j.at("params");
+  e.key = e.rec.study + '\x1f' + e.rec.variant + '\x1f' + e.params.dump();
   e.shown = format_params(e.rec.params);
   return e;
+}
+
+std::set<std::string> param_names(const std::vector<Entry>& records) {
+  std::set<std::string> names;
+  for (const Entry& e : records)
+    for (const auto& [k, v] : e.params.items()) names.insert(k);
+  return names;
+}
+
+// A study that gained an axis since BASE was run (or lost one) writes records with a parameter the
+// other file has nowhere: the files are matched on the parameters both have, so the old points still
+// meet their new selves (the new axis at its default). Two records of one file that differ only in
+// such a parameter would meet one record of the other: refused, naming the parameter.
+std::vector<std::string> rekey(std::vector<Entry>& records, const std::set<std::string>& keep, const std::string& path) {
+  std::vector<std::string> dropped;
+  for (const std::string& k : param_names(records))
+    if (keep.count(k) == 0) dropped.push_back(k);
+  if (dropped.empty()) return dropped;
+  std::map<std::string, std::size_t> seen;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    Entry& e = records[i];
+    json p = json::object();
+    for (const auto& [k, v] : e.params.items())
+      if (keep.count(k)) p[k] = v;
+    e.key = e.rec.study + '\x1f' + e.rec.variant + '\x1f' + p.dump();
+    const auto [it, inserted] = seen.emplace(e.key, i);
+    if (!inserted)
+      fail(path, fmt::format("records[{}] and records[{}] differ only in {}, which the other file does not have: they cannot be matched", it->second,
+                             i, fmt::join(dropped, ", ")));
+  }
+  return dropped;
 }
 
 ResultFile load(const std::string& path) {
@@ -321,12 +355,20 @@ int compare_results(const std::string& base_path, const std::string& new_path, d
       err << "error: --threshold " << threshold << " must be a fraction in [0, 1)\n";
       return 2;
     }
-    const ResultFile base = load(base_path);
-    const ResultFile neu = load(new_path);
+    ResultFile base = load(base_path);
+    ResultFile neu = load(new_path);
     if (base.study != neu.study) {
       fail(new_path, fmt::format("study '{}' differs from study '{}' of {}", one_line(neu.study),
                                  one_line(base.study), base_path));
     }
+
+    const std::set<std::string> base_names = param_names(base.records), new_names = param_names(neu.records);
+    std::set<std::string> common;
+    for (const std::string& k : base_names)
+      if (new_names.count(k)) common.insert(k);
+    const std::vector<std::string> only_base = rekey(base.records, common, base_path), only_new = rekey(neu.records, common, new_path);
+    if (!only_new.empty()) out << "note: matched without " << fmt::format("{}", fmt::join(only_new, ", ")) << " (a parameter only NEW's records have)\n";
+    if (!only_base.empty()) out << "note: matched without " << fmt::format("{}", fmt::join(only_base, ", ")) << " (a parameter only BASE's records have)\n";
 
     std::map<std::string, const Entry*> new_by_key;
     for (const Entry& r : neu.records) new_by_key.emplace(r.key, &r);

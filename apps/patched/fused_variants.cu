@@ -18,8 +18,12 @@ template <class T>
 pk::PlainPatches<T> plain_of(const Ctx& c) {
   return {c.positions, static_cast<const T*>(c.plain_values)};
 }
+// The column auto sees: the float column's ALP form where it has one (its sizes say so).
 template <class T>
 pk::auto_rule::Sizes sizes_of(const Ctx& c) {
+  if constexpr (sizeof(T) >= 4) {
+    if (c.alp) return pk::auto_sizes(*static_cast<const pk::DeviceAlp<T>*>(c.alp), plain_of<T>(c), c.tune);
+  }
   return pk::auto_sizes(device<T>(c), plain_of<T>(c), c.tune);
 }
 }  // namespace
@@ -49,7 +53,8 @@ void add_fused_variants(Defs& d) {
          "values patched; under 256 MiB fused (u64: the peer from 4096 values); above it by the type, fused_warp_apply (u8, u16) or "
          "fused (u32, u64), and where clustering changes the answer, a look on the device at "
          "lane_offsets first (the fraction of lanes holding a patch): patches clustered beyond `dense` per patched lane (x a chunk's "
-         "lanes, default 256) take decode_thrust_scatter below a rate per type, else the best of ours there",
+         "lanes, default 256) take decode_thrust_scatter below a rate per type, else the best of ours there; float columns (ALP) by "
+         "their exception rate, no look: decode_thrust_scatter below 1%, then fused_warp_apply (f32, to 15%) or fused",
          {},
          {},
          [](const Ctx& c) {

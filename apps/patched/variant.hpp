@@ -7,8 +7,10 @@
 #include <stdexcept>
 
 #include "apps/harness/framework.hpp"
+#include "cpu_reference/patched/alp_layout.hpp"
 #include "cpu_reference/patched/bitpack.hpp"
 #include "cpu_reference/patched/layout.hpp"
+#include "kernels/patched/alp_decode.cuh"
 #include "kernels/patched/common.cuh"
 
 namespace lp::patched_study {
@@ -38,6 +40,12 @@ struct Ctx {
   const void* host_packed = nullptr;
   const void* host_patches = nullptr;
   void* host_out = nullptr;
+  // A float column (type f32 or f64), ALP-encoded: its DeviceAlp<U> (U the bits of `bytes`) and its
+  // cpu::patched::AlpPacked<F>; null for an integer column. Its patches are also the fields above
+  // (n, lane_offsets, indices, values, count, positions, plain_values), so auto's sizes and look
+  // read them the same way; words, bases and w are unused.
+  const void* alp = nullptr;
+  const void* host_alp = nullptr;
 };
 
 // f(T{}) for the context's value type.
@@ -66,14 +74,29 @@ lp::patched::DevicePatched<T> device(const Ctx& c) {
   return a;
 }
 
-// f(array, out) with the context's device array and output at its value type: a GPU launcher.
+// f(array, out) with the context's device array (DevicePatched<T>, or DeviceAlp<T> for a float
+// column, whose values are produced as their bits) and output at its value type: a GPU launcher.
 template <class F>
 void on_device(Ctx& c, F&& f) {
   with_type(c.bytes, [&](auto t) {
     using T = decltype(t);
+    if constexpr (sizeof(T) >= 4) {
+      if (c.alp) return f(*static_cast<const lp::patched::DeviceAlp<T>*>(c.alp), static_cast<T*>(c.out));
+    }
     f(device<T>(c), static_cast<T*>(c.out));
   });
 }
+
+// f(float{}) or f(double{}) for a float column's width.
+template <class F>
+void with_float(int bytes, F&& f) {
+  if (bytes == 4) return f(float{});
+  if (bytes == 8) return f(double{});
+  throw std::logic_error("patched: no float type of " + std::to_string(bytes) + " bytes");
+}
+
+template <class F>
+const cpu::patched::AlpPacked<F>& host_alp(const Ctx& c) { return *static_cast<const cpu::patched::AlpPacked<F>*>(c.host_alp); }
 
 template <class T>
 const cpu::patched::Packed<T>& host_packed(const Ctx& c) { return *static_cast<const cpu::patched::Packed<T>*>(c.host_packed); }

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "../cpu_memory/multithreaded.hpp"
 #include "alp.hpp"
 #include "bitpack.hpp"
 #include "layout.hpp"
@@ -90,16 +91,16 @@ AlpPacked<F> pack_alp(const alp::Encoded<F>& a) {
   return p;
 }
 
-// The reference decode of the layout, chunk by chunk.
+// The reference decode of the layout, chunks [c0, c1) into out (the column's n values): unpack,
+// multiply back (or glue the left part on), then the chunk's patches while it is in cache.
 template <class F>
-std::vector<F> decode_alp(const AlpPacked<F>& p) {
+void decode_alp_chunks(const AlpPacked<F>& p, std::int64_t c0, std::int64_t c1, F* out) {
   using U = typename alp::Traits<F>::Bits;
   using Int = typename alp::Traits<F>::Int;
-  std::vector<F> out(std::size_t(p.n));
   std::vector<U> a(kChunk), b(kChunk);
-  for (std::int64_t c = 0; c < p.chunks; ++c) {
+  for (std::int64_t c = c0; c < c1; ++c) {
     const int valid = int(std::min<std::int64_t>(kChunk, p.n - c * kChunk));
-    F* o = out.data() + c * kChunk;
+    F* o = out + c * kChunk;
     if (p.scheme == alp::Scheme::Alp) {
       const alp::Combination comb{p.e[std::size_t(c)], p.f[std::size_t(c)]};
       const U base = p.bases[std::size_t(c)];
@@ -115,7 +116,20 @@ std::vector<F> decode_alp(const AlpPacked<F>& p) {
     const auto [first, last] = chunk_patches(p.patches, c);
     for (std::uint32_t k = first; k < last; ++k) o[p.patches.indices[k]] = alp::from_bits<F>(p.patches.values[k]);
   }
+}
+
+template <class F>
+std::vector<F> decode_alp(const AlpPacked<F>& p) {
+  std::vector<F> out(std::size_t(p.n));
+  decode_alp_chunks(p, 0, p.chunks, out.data());
   return out;
+}
+
+// On every core (threads <= 0), chunks split evenly: the float column's `cpu_apply_mt`.
+template <class F>
+void decode_alp_mt(const AlpPacked<F>& p, F* out, int threads = 0) {
+  threads = lp::cpu::resolve_threads(threads);
+  lp::cpu::run_threads(threads, [&](int t) { decode_alp_chunks(p, p.chunks * t / threads, p.chunks * (t + 1) / threads, out); });
 }
 
 }  // namespace lp::cpu::patched

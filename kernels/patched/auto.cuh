@@ -25,8 +25,10 @@ struct PlainPatches {
   const T* values = nullptr;
 };
 
-template <class T>
-auto_rule::Sizes auto_sizes(const DevicePatched<T>& a, const PlainPatches<T>& plain, const Tuning& tune) {
+// A: the column, DevicePatched<T> or (alp_decode.cuh) DeviceAlp<T>; T its values' bits.
+template <class A, class T>
+auto_rule::Sizes auto_sizes(const A& arr, const PlainPatches<T>& plain, const Tuning& tune) {
+  const DevicePatched<T>& a = patches_of(arr);
   auto_rule::Sizes s{};
   s.n = a.n;
   s.count = a.count;
@@ -34,16 +36,26 @@ auto_rule::Sizes auto_sizes(const DevicePatched<T>& a, const PlainPatches<T>& pl
   s.type_bytes = std::uint32_t(sizeof(T));
   s.dense = tune.dense;
   s.plain = plain.positions != nullptr;
+  s.alp = is_alp(arr);
   return s;
 }
 
 // The column the profile reads: lane_offsets, lanes + 1 entries, no label domain.
 template <class T>
-profile::Columns<std::uint32_t> auto_columns(const DevicePatched<T>& a) {
+profile::Columns<std::uint32_t> offsets_column(const DevicePatched<T>& a) {
   profile::Columns<std::uint32_t> c;
   c.first = a.lane_offsets;
   c.n_first = chunks_of(a.n) * kLanes<T> + 1;
   return c;
+}
+template <class A>
+profile::Columns<std::uint32_t> auto_columns(const A& a) { return offsets_column(patches_of(a)); }
+
+// What the plan graph's key holds of an integer column (alp_decode.cuh: of a float column): every
+// pointer and size its launches are captured with, field by field (the struct has padding).
+template <class T>
+std::string array_key(const DevicePatched<T>& a) {
+  return plan_key("patched", a.n, a.w, a.words, a.bases, a.lane_offsets, a.indices, a.values, a.count);
 }
 
 // No plan needs scratch: auto's is the profile's slot where it looks.
@@ -51,8 +63,8 @@ inline std::size_t auto_scratch_bytes(const auto_rule::Sizes& z) {
   return profile::auto_scratch_bytes(z, [](auto_rule::Plan) { return std::size_t(0); });
 }
 
-template <class T>
-void auto_run_plan(auto_rule::Plan p, const DevicePatched<T>& a, const PlainPatches<T>& plain, T* out, const Tuning& tune, cudaStream_t s) {
+template <class A, class T>
+void auto_run_plan(auto_rule::Plan p, const A& a, const PlainPatches<T>& plain, T* out, const Tuning& tune, cudaStream_t s) {
   using auto_rule::Plan;
   switch (p) {
     case Plan::DecodeUnpatched: return decode_unpatched(a, out, tune, s);
@@ -62,20 +74,18 @@ void auto_run_plan(auto_rule::Plan p, const DevicePatched<T>& a, const PlainPatc
     case Plan::DecodeChunkApply: return decode_chunk_apply(a, out, tune, s);
     case Plan::DecodeThrustScatter:
       if (!plain.positions) throw std::logic_error("patched auto: the peer plan without the plain exception list");
-      return decode_thrust_scatter(a, plain.positions, plain.values, a.count, out, tune, s);
+      return decode_thrust_scatter(a, plain.positions, plain.values, patches_of(a).count, out, tune, s);
     default: throw std::logic_error("patched auto: no plan");
   }
 }
 
 // Decode and patch `a` into `out` by the table. `scratch` holds auto_scratch_bytes(auto_sizes(...)).
-template <class T>
-void patched_auto(const DevicePatched<T>& a, const PlainPatches<T>& plain, T* out, void* scratch, std::size_t scratch_bytes,
+template <class A, class T>
+void patched_auto(const A& a, const PlainPatches<T>& plain, T* out, void* scratch, std::size_t scratch_bytes,
                   const Tuning& tune, cudaStream_t s) {
   const auto_rule::Rule rule{auto_sizes(a, plain, tune)};
-  // The graph's key: every pointer, size and knob the plans' launches are captured with (field by
-  // field: DevicePatched has padding).
-  const std::string key = plan_key("patched/auto", a.n, a.w, a.words, a.bases, a.lane_offsets, a.indices, a.values, a.count, plain.positions,
-                                   plain.values, out, tune.threads, tune.dense);
+  // The graph's key: every pointer, size and knob the plans' launches are captured with.
+  const std::string key = array_key(a) + plan_key("patched/auto", plain.positions, plain.values, out, tune.threads, tune.dense);
   profile::run_auto(
       rule, key, auto_columns(a), scratch, scratch_bytes,
       [&](auto_rule::Plan p, cudaStream_t cs, std::size_t) { auto_run_plan(p, a, plain, out, tune, cs); }, s);

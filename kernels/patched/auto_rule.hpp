@@ -46,7 +46,8 @@ struct Sizes {
   std::uint32_t type_bytes = 4;  // 1, 2, 4 or 8
   std::int32_t dense = 0;        // the `dense` knob (0: kDefaultDense)
   bool plain = false;            // the plain exception list (global positions, values) is on the device: the peer plan runs
-  bool unused[7] = {};
+  bool alp = false;              // a float column, ALP-encoded (alp_decode.cuh): its patches are its exceptions
+  bool unused[6] = {};
 };
 static_assert(sizeof(Sizes) == 40, "Sizes has no padding");
 
@@ -95,7 +96,29 @@ LP_HD double peer_max_rate(std::uint32_t type_bytes) {
 // over the column, the warp's cooperative apply for the narrow types (4 or 2 lanes per thread make per-lane cursors cost more: 0.91-0.93 of the read
 // ceiling for u16 where fused holds 0.65-0.75), G-ALP's lane cursors for u32 and u64.
 LP_HD bool large(const Sizes& s) { return double(s.n) * double(s.type_bytes) >= double(kLookMinBytes); }
+
+// Float columns (ALP): the exceptions are the values that do not round-trip, so their rate is the
+// data's, and the decode multiplies every value back, which the lane cursors' set-up chain (offsets,
+// then index and value) slows by 10-20% on top (H200, n = 2^26, configs/patched/alp.json before this rule: results/h200/patched/probes/alp_fitting.json): below
+// kAlpPeerMaxRate the plain decode + thrust::scatter is the fastest or within 1% of it at every
+// column (f32 integers at 0.04%: 144 us against fused's 174; f64 uniform doubles under ALP-RD at
+// 0.39%: 390 against the warp's apply's 421; f64 coordinates at 0.76%: 254 against 252). From it
+// float32 takes the warp's apply up to kAlpF32WarpMaxRate (f32 coordinates 1.1%: 253 against 266;
+// prices 11%: 177 against 272; specials 12.5%: 187 against 277) and fused's cursors beyond (the
+// random walk at 22%: 211 against 243 and 305); float64 fused (specials at 1.45%: 239 against 262
+// and 268). No look: what it would tell (clustering) did not change the answer at any column, and it
+// costs 15-20 us.
+constexpr double kAlpPeerMaxRate = 0.01, kAlpF32WarpMaxRate = 0.15;
+LP_HD Plan alp_plan(const Sizes& s) {
+  if (s.count == 0) return Plan::DecodeUnpatched;
+  const double rate = patch_rate(s);
+  if (s.plain && (rate < kAlpPeerMaxRate || rate >= kPeerAllRate)) return Plan::DecodeThrustScatter;
+  if (s.type_bytes == 4 && rate < kAlpF32WarpMaxRate) return Plan::FusedWarpApply;
+  return Plan::Fused;
+}
+
 LP_HD Plan by_size(const Sizes& s) {
+  if (s.alp) return alp_plan(s);
   if (s.count == 0) return Plan::DecodeUnpatched;
   if (s.plain && patch_rate(s) >= kPeerAllRate) return Plan::DecodeThrustScatter;
   if (!large(s)) {
@@ -118,7 +141,7 @@ LP_HD Plan clustered_plan(const Sizes& s) {
 
 // A look where the column is large enough and the answer depends on clustering.
 LP_HD bool needs_look(const Sizes& s) {
-  return s.count > 0 && s.lanes > 0 && large(s) && clustered_plan(s) != by_size(s);
+  return !s.alp && s.count > 0 && s.lanes > 0 && large(s) && clustered_plan(s) != by_size(s);
 }
 
 // The patches per patched lane, times the lanes of a chunk (count * run_mean / chunks): the lane-level

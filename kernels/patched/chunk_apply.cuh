@@ -21,10 +21,11 @@ __global__ void chunk_apply_kernel(DevicePatched<T> a, std::int64_t chunks, T* _
     o[__ldg(a.indices + k)] = a.values[k];
 }
 
-// Decode (fused.cuh without patches), then one thread per chunk.
-template <class T>
-void decode_chunk_apply(const DevicePatched<T>& a, T* out, const Tuning& tune, cudaStream_t s) {
-  decode_unpatched(a, out, tune, s);
+// Decode (fused.cuh without patches, or alp_decode.cuh's), then one thread per chunk.
+template <class A, class T>
+void decode_chunk_apply(const A& arr, T* out, const Tuning& tune, cudaStream_t s) {
+  decode_unpatched(arr, out, tune, s);
+  const DevicePatched<T>& a = patches_of(arr);
   const std::int64_t chunks = chunks_of(a.n);
   if (chunks == 0) return;
   const int threads = tune.threads > 0 ? tune.threads : kDefaultThreads;

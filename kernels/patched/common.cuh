@@ -24,6 +24,13 @@ struct DevicePatched {
   std::int64_t count = 0;                      // patches
 };
 
+// The patches of a column (itself, for integers; alp_decode.cuh has the float column's): what the
+// apply passes and auto's look read, whatever the decode.
+template <class T>
+const DevicePatched<T>& patches_of(const DevicePatched<T>& a) { return a; }
+template <class T>
+constexpr bool is_alp(const DevicePatched<T>&) { return false; }
+
 struct Tuning {
   int threads = 0;  // threads per block (0: kDefaultThreads)
   int dense = 0;    // auto: patches per patched lane, times a chunk's lanes, above which they count as clustered (0: auto_rule::kDefaultDense)

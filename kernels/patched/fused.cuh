@@ -102,23 +102,27 @@ std::size_t stage_bytes_per_warp(int w) {
   return std::size_t(WarpShape<T>::CPW) * std::size_t(words_per_chunk<T>(w)) * sizeof(T);
 }
 
-template <class T, Patching P>
-void launch_decode(const DevicePatched<T>& a, T* out, const Tuning& tune, cudaStream_t s) {
-  const std::int64_t chunks = chunks_of(a.n);
+// A staged decode's launch (this file's kernel and alp_decode.cuh's): a warp covers `cpw` chunks and
+// stages `per_warp` bytes; as many warps a block as asked, but never more than the staging area
+// lets fit one block (u64 at w = 64 stages 16 KiB a warp).
+template <class Kernel, class... Args>
+void launch_staged(Kernel kernel, std::size_t per_warp, std::int64_t chunks, int cpw, const Tuning& tune, cudaStream_t s, const char* what,
+                   const Args&... args) {
   if (chunks == 0) return;
-  const auto kernel = decode_kernel<T, P>;
-  // As many warps per block as asked, but never more than the staging area lets fit one block
-  // (u64 at w = 64 stages 16 KiB per warp).
-  const std::size_t per_warp = stage_bytes_per_warp<T>(a.w);
   const std::size_t max_smem = max_shared_per_block();
   int warps = (tune.threads > 0 ? tune.threads : kDefaultThreads) / 32;
-  warps = std::max(1, std::min<int>(warps, int(max_smem / per_warp)));
+  if (per_warp > 0) warps = std::max(1, std::min<int>(warps, int(max_smem / per_warp)));
   const std::size_t smem = per_warp * std::size_t(warps);
   allow_dynamic_shared(reinterpret_cast<const void*>(kernel), smem);
-  const std::int64_t warps_needed = (chunks + WarpShape<T>::CPW - 1) / WarpShape<T>::CPW;
+  const std::int64_t warps_needed = (chunks + cpw - 1) / cpw;
   const std::int64_t blocks = (warps_needed + warps - 1) / warps;
-  kernel<<<unsigned(blocks), unsigned(warps * 32), smem, s>>>(a, out);
-  LP_CUDA_LAUNCH("patched decode_kernel");
+  kernel<<<unsigned(blocks), unsigned(warps * 32), smem, s>>>(args...);
+  cuda_check(cudaGetLastError(), what, __FILE__, __LINE__);  // LP_CUDA_LAUNCH with the caller's name
+}
+
+template <class T, Patching P>
+void launch_decode(const DevicePatched<T>& a, T* out, const Tuning& tune, cudaStream_t s) {
+  launch_staged(decode_kernel<T, P>, stage_bytes_per_warp<T>(a.w), chunks_of(a.n), WarpShape<T>::CPW, tune, s, "launch of patched decode_kernel", a, out);
 }
 
 // The plain decode (no patches): the first pass of the two-pass variants.

@@ -29,11 +29,12 @@ void lane_apply(const DevicePatched<T>& a, T* out, const Tuning& tune, cudaStrea
   LP_CUDA_LAUNCH("patched lane_apply_kernel");
 }
 
-// Decode (fused.cuh without patches), then the seed's lane-parallel apply.
-template <class T>
-void decode_lane_apply(const DevicePatched<T>& a, T* out, const Tuning& tune, cudaStream_t s) {
+// Decode (fused.cuh without patches, or alp_decode.cuh's for a float column), then the seed's
+// lane-parallel apply.
+template <class A, class T>
+void decode_lane_apply(const A& a, T* out, const Tuning& tune, cudaStream_t s) {
   decode_unpatched(a, out, tune, s);
-  lane_apply(a, out, tune, s);
+  lane_apply(patches_of(a), out, tune, s);
 }
 
 }  // namespace lp::patched

@@ -14,8 +14,8 @@
 namespace lp::patched {
 
 // positions[k], values[k]: the k-th patch in global position order.
-template <class T>
-void decode_thrust_scatter(const DevicePatched<T>& a, const std::uint32_t* positions, const T* values, std::int64_t count, T* out,
+template <class A, class T>
+void decode_thrust_scatter(const A& a, const std::uint32_t* positions, const T* values, std::int64_t count, T* out,
                            const Tuning& tune, cudaStream_t s) {
   decode_unpatched(a, out, tune, s);
   // par_nosync: the timed region must not synchronise; scatter allocates nothing. Thrust reports a

@@ -245,9 +245,34 @@ void real_offsets() {
   }
 }
 
+// Float columns (ALP): by the exception rate at every size, never a look; each boundary just below
+// and above; the peer only where its plain list is on the device.
+void alp_columns() {
+  for (std::uint32_t b : {4u, 8u})
+    for (std::int64_t n : {std::int64_t(1000), std::int64_t(1) << 20, look_n(b), std::int64_t(1) << 28}) {
+      auto at = [&](double rate, bool plain = true) {
+        ar::Sizes s = sizes(n, b, std::llround(rate * double(n)), plain);
+        s.alp = true;
+        CHECK_MSG(!ar::needs_look(s), "alp never looks: n " << n << " rate " << rate);
+        return ar::by_size(s);
+      };
+      const Plan above_peer = b == 4 ? Plan::FusedWarpApply : Plan::Fused;
+      CHECK(at(0) == Plan::DecodeUnpatched);
+      if (n >= 1000000) {  // rates resolvable at this n
+        CHECK_MSG(at(ar::kAlpPeerMaxRate * 0.98) == Plan::DecodeThrustScatter, "n " << n);
+        CHECK_MSG(at(ar::kAlpPeerMaxRate * 1.02) == above_peer, "n " << n);
+        CHECK_MSG(at(ar::kAlpPeerMaxRate * 0.5, false) == above_peer, "no plain list: n " << n);
+        CHECK(at(ar::kAlpF32WarpMaxRate * 0.98) == above_peer);
+        CHECK(at(ar::kAlpF32WarpMaxRate * 1.02) == Plan::Fused);
+        CHECK(at(ar::kPeerAllRate) == Plan::DecodeThrustScatter);
+      }
+    }
+}
+
 }  // namespace
 
 int main() {
+  alp_columns();
   names();
   by_size();
   look_boundary();

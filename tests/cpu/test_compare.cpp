@@ -242,6 +242,25 @@ void test_param_key_order(const TempDir& d) {
   CHECK(has(row(o.out, "v"), "n=2^12 op=plus"));
 }
 
+// A study that gained an axis: NEW's records carry a parameter BASE's do not; they still match, and
+// two NEW records differing only in it are refused.
+void test_new_axis(const TempDir& d) {
+  json with = params(1000);
+  with["column"] = "prices";
+  const std::string base = d.write("axis_base.json", document({record("fused", params(1000), 1.0, 0.01)}));
+  const std::string neu = d.write("axis_new.json", document({record("fused", with, 1.0, 0.01)}));
+  std::ostringstream out, err;
+  CHECK(harness::compare_results(base, neu, 0.05, out, err, false) == 0);
+  CHECK_MSG(out.str().find("matched without column") != std::string::npos, out.str());
+  CHECK_MSG(out.str().find("1 matched") != std::string::npos, out.str());
+  json other = with;
+  other["column"] = "uniform";
+  const std::string two = d.write("axis_two.json", document({record("fused", with, 1.0, 0.01), record("fused", other, 1.0, 0.01)}));
+  std::ostringstream out2, err2;
+  CHECK(harness::compare_results(base, two, 0.05, out2, err2, false) == 2);
+  CHECK_MSG(err2.str().find("differ only in column") != std::string::npos, err2.str());
+}
+
 void test_invalid(const TempDir& d) {
   const std::string base = d.write("inv_base.json", document(base_records()));
   auto recs = base_records();
@@ -397,6 +416,7 @@ int main() {
     test_noise_allowance(dir);
     test_missing_and_new(dir);
     test_param_key_order(dir);
+    test_new_axis(dir);
     test_invalid(dir);
     test_skipped(dir);
     test_errors(dir);

@@ -143,9 +143,16 @@ void draw_scatter(FuzzRng& r, Params& p, bool quick) {
 }
 
 // Patched arrays: sizes around the 1024-element chunks and the warps' chunk groups,
-// every type at any bit width, patch rates from none to every value, uniform and clustered.
+// every type at any bit width, patch rates from none to every value, uniform and clustered; a
+// float column (ALP or ALP-RD, its exceptions as the patches) of any generated kind now and then.
 void draw_patched(FuzzRng& r, Params& p, bool quick) {
   p["n"] = r.size(1, quick ? 1 << 15 : 1 << 22, {1, 1023, 1024, 1025, 2048, 4096, 32768, 1 << 16, kSms * 8192, 1 << 20, 1 << 22});
+  if (r.chance(0.25)) {
+    p["type"] = r.pick(std::vector<std::string>{"f32", "f64"});
+    p["column"] = r.pick(std::vector<std::string>{"prices", "coordinates", "percentages", "integers", "random_walk", "uniform", "specials"});
+    draw_knob(r, p, {{"threads", {I(32), I(96), I(1024)}}, {"dense", {I(1), I(32), I(2048)}}});
+    return;
+  }
   const auto [type, bits] = r.pick(std::vector<std::pair<std::string, I>>{{"u8", 8}, {"u16", 16}, {"u32", 32}, {"u32", 32}, {"u64", 64}});
   p["type"] = type;
   p["bit_width"] = r.chance(0.2) ? bits : r.size(1, bits, {1, bits - 1});

@@ -10,6 +10,8 @@
 // the peer's rate, every lane patched, `dense` above whole chunks): the plan it records must be the
 // table's answer on the host (kernels/patched/auto_rule.hpp), and the column must validate. Exit 77
 // (CTest: skipped) without a GPU; LP_GPU_TEST_QUICK=1 (the sanitizer runs) takes fewer, smaller cases.
+// Float columns (f32, f64): every generated kind (ALP and ALP-RD, exceptions from none to one in
+// eight, the special values) at the same sizes, validated bit for bit, through every variant.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -44,6 +46,7 @@ struct Case {
   std::string patches;
   std::int64_t threads = 0, dense = 0;
   std::uint64_t seed = 1;
+  std::string column = "prices";  // f32, f64: the generated column
 };
 
 int bits_of(const std::string& type) { return type == "u8" ? 8 : type == "u16" ? 16 : type == "u32" ? 32 : 64; }
@@ -57,6 +60,7 @@ Params params_for(const harness::Study& study, const Case& c) {
   p["patches"] = c.patches;
   p["threads"] = c.threads;
   p["dense"] = c.dense;
+  p["column"] = c.column;
   return p;
 }
 
@@ -135,11 +139,19 @@ int main() {
   for (std::int64_t dense : {1, 16, 1024, 2048})
     for (const std::string type : {"u8", "u16", "u64"}) cases.push_back({200003, type, 7, 0.3, "clustered", 0, dense, 9});
   if (quick) cases.resize(std::min<std::size_t>(cases.size(), 90));
+  // Float columns: every kind at every size, one block size a warp and the largest for the widest
+  // staging (f64 ALP-RD's right parts, ALP's 64-bit chunks).
+  for (const std::string type : {"f32", "f64"})
+    for (const std::string column : {"prices", "coordinates", "percentages", "integers", "random_walk", "uniform", "specials"}) {
+      for (std::int64_t n : sizes) cases.push_back({n, type, 1, 0, "uniform", 0, 0, 1 + pick.below(1000), column});
+      if (quick) continue;
+      for (std::int64_t t : {32, 1024}) cases.push_back({(1 << 16) + 11, type, 1, 0, "uniform", t, 0, 31, column});
+    }
 
   std::vector<TestCase> tests;
   for (const Case& c : cases)
     tests.push_back({params_for(*study, c), c.seed,
-                     "n=" + std::to_string(c.n) + " " + c.type + " w=" + std::to_string(c.w) + " rate=" + harness::to_string(Value(c.rate)) + " " +
+                     "n=" + std::to_string(c.n) + " " + c.type + (c.type[0] == 'f' ? " " + c.column : "") + " w=" + std::to_string(c.w) + " rate=" + harness::to_string(Value(c.rate)) + " " +
                          c.patches + " threads=" + std::to_string(c.threads) + " dense=" + std::to_string(c.dense) + " seed=" + std::to_string(c.seed)});
   if (!run_cases_in_two_orders(*study, tests)) return test_summary("test_gpu_patched");
 

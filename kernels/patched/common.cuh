@@ -43,19 +43,28 @@ constexpr int kDefaultThreads = 256;
 // (16-byte stores: with 4 lanes a thread, one 1 KiB chunk a warp, u8 moved too few bytes an
 // instruction to stream, 0.60 of the read ceiling on the H100; with 16, the decode of a 2^26 u8
 // column takes 54 us instead of 69 on the H200, still bound by the SMs' issue, 83%:
-// results/h200/patched/profiles/).
+// results/h200/patched/profiles/). But 16 lane cursors a thread (G-ALP's patching, fused) made
+// fused 1.2-2.3x slower on u8 (results/h200/patched/probes/compare_cursors_16_lanes.txt): the
+// cursors' kernel keeps 4 lanes a thread (kCursorLanesU8), as fast as before again
+// (results/h200/patched/compare/compare.txt). The warp's apply keeps 16: 1.6x faster over spread
+// patches up to 5%, 1.25-1.8x slower over 5-10% clustered ones and 10% spread ones.
+constexpr int kCursorLanesU8 = 4;
 template <class T>
+constexpr int default_lanes_per_thread() { return sizeof(T) == 1 ? 16 : sizeof(T) >= 4 ? 1 : 4 / int(sizeof(T)); }
+
+template <class T, int VT = default_lanes_per_thread<T>()>
 struct WarpShape {
   static constexpr int W = kBits<T>;
   static constexpr int L = kLanes<T>;
-  static constexpr int V = sizeof(T) == 1 ? 16 : sizeof(T) >= 4 ? 1 : 4 / int(sizeof(T));  // lanes per thread
-  static constexpr int TPC = L / V;                                                          // threads per chunk
-  static constexpr int CPW = 32 / TPC;                                                       // chunks per warp
-  using Vec = std::conditional_t<sizeof(T) == 1, uint4, std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>>;  // V values
+  static constexpr int V = VT;         // lanes per thread
+  static constexpr int TPC = L / V;    // threads per chunk
+  static constexpr int CPW = 32 / TPC; // chunks per warp
+  static constexpr int kVecBytes = V * int(sizeof(T));
+  using Vec = std::conditional_t<kVecBytes == 16, uint4, std::conditional_t<kVecBytes == 8, std::uint64_t, std::uint32_t>>;  // V values
   static_assert(TPC * CPW == 32 && sizeof(Vec) == V * sizeof(T), "a warp covers whole chunks");
 
   __device__ static T get(Vec x, int k) {
-    if constexpr (sizeof(T) == 1) {
+    if constexpr (kVecBytes == 16) {
       const std::uint32_t w[4] = {x.x, x.y, x.z, x.w};
       return T(w[k / 4] >> (8 * (k % 4)));
     } else {
@@ -63,7 +72,7 @@ struct WarpShape {
     }
   }
   __device__ static Vec put(const T (&v)[V]) {
-    if constexpr (sizeof(T) == 1) {
+    if constexpr (kVecBytes == 16) {
       std::uint32_t w[4] = {0, 0, 0, 0};
 #pragma unroll
       for (int k = 0; k < V; ++k) w[k / 4] |= std::uint32_t(v[k]) << (8 * (k % 4));

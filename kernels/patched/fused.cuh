@@ -1,8 +1,8 @@
 // The decode kernel of a PatchedArray: FastLanes bit-unpacking (frame of reference, bit width w,
 // 1024-element chunks; fastlanes.hpp) with the patches applied in the same kernel, as G-ALP
 // (DaMoN 2025) fuses exception patching into the decoder. One warp decodes one to four chunks
-// (WarpShape, common.cuh: two for u64, four for u8): it stages their packed words in shared memory
-// with asynchronous copies (all of a chunk's loads in flight at once, whatever w), then produces the
+// (WarpShape, common.cuh: two for u64, four for u8, one for u8 under the lane cursors): it stages
+// their packed words in shared memory with asynchronous copies (all of a chunk's loads in flight at once, whatever w), then produces the
 // chunks row by row, each thread its V lanes, each chunk's row 128 contiguous bytes. How the patches
 // go in:
 //   None      not at all (the decode of the two-pass variants)
@@ -28,9 +28,13 @@ namespace lp::patched {
 
 enum class Patching { None, Lanes, Warp };
 
+// The warp's shape for a patching: the lane cursors keep 4 u8 lanes a thread (common.cuh).
+template <class T, Patching P>
+using ShapeFor = WarpShape<T, sizeof(T) == 1 && P == Patching::Lanes ? kCursorLanesU8 : default_lanes_per_thread<T>()>;
+
 template <class T, Patching P>
 __global__ void __launch_bounds__(1024) decode_kernel(DevicePatched<T> a, T* __restrict__ out) {
-  using S = WarpShape<T>;
+  using S = ShapeFor<T, P>;
   extern __shared__ __align__(16) unsigned char stage_bytes[];
   const int lane_id = int(threadIdx.x & 31);
   const std::int64_t chunks = chunks_of(a.n);
@@ -97,9 +101,9 @@ __global__ void __launch_bounds__(1024) decode_kernel(DevicePatched<T> a, T* __r
 }
 
 // Shared memory per warp: its chunks' packed words.
-template <class T>
+template <class T, Patching P>
 std::size_t stage_bytes_per_warp(int w) {
-  return std::size_t(WarpShape<T>::CPW) * std::size_t(words_per_chunk<T>(w)) * sizeof(T);
+  return std::size_t(ShapeFor<T, P>::CPW) * std::size_t(words_per_chunk<T>(w)) * sizeof(T);
 }
 
 // A staged decode's launch (this file's kernel and alp_decode.cuh's): a warp covers `cpw` chunks and
@@ -122,7 +126,8 @@ void launch_staged(Kernel kernel, std::size_t per_warp, std::int64_t chunks, int
 
 template <class T, Patching P>
 void launch_decode(const DevicePatched<T>& a, T* out, const Tuning& tune, cudaStream_t s) {
-  launch_staged(decode_kernel<T, P>, stage_bytes_per_warp<T>(a.w), chunks_of(a.n), WarpShape<T>::CPW, tune, s, "launch of patched decode_kernel", a, out);
+  launch_staged(decode_kernel<T, P>, stage_bytes_per_warp<T, P>(a.w), chunks_of(a.n), ShapeFor<T, P>::CPW, tune, s, "launch of patched decode_kernel",
+                a, out);
 }
 
 // The plain decode (no patches): the first pass of the two-pass variants.

@@ -8,6 +8,7 @@
 // encoding was made from (floats bit for bit).
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "apps/harness/datagen.hpp"
 #include "apps/harness/device_buffer.hpp"
@@ -74,10 +75,48 @@ std::vector<std::uint8_t> exception_flags(std::int64_t n, double rate, const std
   return flag;
 }
 
+// What both kinds of column share: the output, on the host for the CPU variants (filled with a value
+// no decode writes where it is all ones) or on the device (poisoned), and the variant's scratch.
+// H: the host's values; D: the device's (a float column's bits).
+template <class H, class D>
+class ColumnPoint : public harness::TablePoint<Def> {
+ protected:
+  ColumnPoint() : TablePoint(table()) {}
+
+  void allocate(const Def& d) override {
+    if (d.kind == VariantKind::Cpu) {
+      if constexpr (std::is_floating_point_v<H>) host_out_.assign(std::size_t(ctx_.n), cp::alp::from_bits<H>(~D(0)));
+      else host_out_.assign(std::size_t(ctx_.n), H(~H(0)));
+    } else {
+      out_.resize(std::size_t(ctx_.n));
+      out_.poison();
+      scratch_.resize(d.scratch ? d.scratch(ctx_) : 0);
+    }
+    ctx_.out = out_.get();
+    ctx_.scratch = scratch_.get();
+    ctx_.scratch_bytes = scratch_.size();
+    ctx_.host_out = host_out_.data();
+  }
+
+  void deallocate(const Def&) override {
+    out_.reset();
+    scratch_.reset();
+    host_out_.clear();
+  }
+
+  std::vector<H> host_out_;
+  DeviceBuffer<D> out_;
+  DeviceBuffer<char> scratch_;
+};
+
 template <class T>
-class PatchedPoint final : public harness::TablePoint<Def> {
+class PatchedPoint final : public ColumnPoint<T, T> {
+  using ColumnPoint<T, T>::ctx_;
+  using ColumnPoint<T, T>::host_out_;
+  using ColumnPoint<T, T>::out_;
+
  public:
-  PatchedPoint(const Params& p, std::uint64_t seed, bool device) : TablePoint(table()) {
+  PatchedPoint(const Params& p, std::uint64_t seed, bool device) {
     n_ = harness::as_int(p, "n");
     w_ = int(harness::as_int(p, "bit_width"));
     const double rate = harness::as_real(p, "patch_rate");
@@ -143,20 +182,6 @@ class PatchedPoint final : public harness::TablePoint<Def> {
   // positions instead of the lane layout, which is no fewer bytes).
   double bytes(const Def&) const override { return packed_.bytes() + patches_.bytes() + double(n_) * double(sizeof(T)); }
 
-  void allocate(const Def& d) override {
-    if (d.kind == VariantKind::Cpu) {
-      host_out_.assign(std::size_t(n_), T(~T(0)));
-    } else {
-      out_.resize(std::size_t(n_));
-      out_.poison();
-      scratch_.resize(d.scratch ? d.scratch(ctx_) : 0);
-    }
-    ctx_.out = out_.get();
-    ctx_.scratch = scratch_.get();
-    ctx_.scratch_bytes = scratch_.size();
-    ctx_.host_out = host_out_.data();
-  }
-
   harness::Validation check(const Def& d) override {
     const std::vector<T> got = d.kind == VariantKind::Cpu ? host_out_ : out_.download();
     const std::string bad = harness::first_mismatch(column_, got, "value", [](T v) { return std::to_string(v); });
@@ -168,33 +193,28 @@ class PatchedPoint final : public harness::TablePoint<Def> {
   // auto's plan at this point and, where it looked, the profile of lane_offsets it decided from.
   Params measured(const Def& d) override { return d.name == "auto" ? auto_metrics(ctx_) : Params{}; }
 
-  void deallocate(const Def&) override {
-    out_.reset();
-    scratch_.reset();
-    host_out_.clear();
-  }
-
   std::int64_t n_ = 0;
   int w_ = 0;
   std::vector<T> column_;  // the reference: what decode + patch must give back
   cp::Packed<T> packed_;
   cp::PatchLayout<T> patches_;
-  std::vector<T> host_out_;
-  DeviceBuffer<T> d_words_, d_bases_, d_values_, d_plain_, out_;
+  DeviceBuffer<T> d_words_, d_bases_, d_values_, d_plain_;
   DeviceBuffer<std::uint32_t> d_offsets_, d_positions_;
   DeviceBuffer<std::uint16_t> d_indices_;
-  DeviceBuffer<char> scratch_;
 };
 
 // A float column of a generated kind (float_columns.hpp), ALP-encoded (the scheme the encoder picks
 // for it), its exceptions in the seed's patch layout. The exception rate and the bits a value are
 // measured, not set (the axes bit_width, patch_rate and patches do not apply).
 template <class F>
-class FloatPoint final : public harness::TablePoint<Def> {
+class FloatPoint final : public ColumnPoint<F, typename cp::alp::Traits<F>::Bits> {
   using U = typename cp::alp::Traits<F>::Bits;
+  using ColumnPoint<F, U>::ctx_;
+  using ColumnPoint<F, U>::host_out_;
+  using ColumnPoint<F, U>::out_;
 
  public:
-  FloatPoint(const Params& p, std::uint64_t seed, bool device) : TablePoint(table()) {
+  FloatPoint(const Params& p, std::uint64_t seed, bool device) {
     n_ = harness::as_int(p, "n");
     const std::string tag = std::to_string(n_) + "/" + harness::as_str(p, "type") + "/" + harness::as_str(p, "column");
     column_ = cp::make_float_column<F>(cp::float_column(harness::as_str(p, "column")), n_, harness::derive_seed(seed, "floats/" + tag));
@@ -276,20 +296,6 @@ class FloatPoint final : public harness::TablePoint<Def> {
   // packed arrays and dictionary, and the patches) and the decoded column written once.
   double bytes(const Def&) const override { return packed_.bytes() + double(n_) * double(sizeof(F)); }
 
-  void allocate(const Def& d) override {
-    if (d.kind == VariantKind::Cpu) {
-      host_out_.assign(std::size_t(n_), cp::alp::from_bits<F>(~U(0)));
-    } else {
-      out_.resize(std::size_t(n_));
-      out_.poison();
-      scratch_.resize(d.scratch ? d.scratch(ctx_) : 0);
-    }
-    ctx_.out = out_.get();
-    ctx_.scratch = scratch_.get();
-    ctx_.scratch_bytes = scratch_.size();
-    ctx_.host_out = host_out_.data();
-  }
-
   // Bit for bit: NaN payloads, -0.0 and subnormals included.
   harness::Validation check(const Def& d) override {
     std::vector<U> got;
@@ -315,24 +321,16 @@ class FloatPoint final : public harness::TablePoint<Def> {
     return out;
   }
 
-  void deallocate(const Def&) override {
-    out_.reset();
-    scratch_.reset();
-    host_out_.clear();
-  }
-
   std::int64_t n_ = 0, exceptions_ = 0;
   std::vector<F> column_;
   std::vector<U> bits_;  // the reference, as bits
   cp::AlpPacked<F> packed_;
-  std::vector<F> host_out_;
   pk::DeviceAlp<U> alp_;
   DeviceBuffer<std::uint8_t> d_e_, d_f_, d_w_;
   DeviceBuffer<std::int64_t> d_word_offset_;
-  DeviceBuffer<U> d_bases_, d_words_, d_right_words_, d_right_bases_, d_code_words_, d_code_bases_, d_values_, d_plain_, out_;
+  DeviceBuffer<U> d_bases_, d_words_, d_right_words_, d_right_bases_, d_code_words_, d_code_bases_, d_values_, d_plain_;
   DeviceBuffer<std::uint16_t> d_dictionary_, d_indices_;
   DeviceBuffer<std::uint32_t> d_offsets_, d_positions_;
-  DeviceBuffer<char> scratch_;
 };
 
 }  // namespace

@@ -200,24 +200,11 @@ __global__ void __launch_bounds__(1024) alp_decode_kernel(DeviceAlp<U> a, U* __r
   }
 }
 
-template <class U, Patching P>
-void launch_alp_decode(const DeviceAlp<U>& a, U* out, const Tuning& tune, cudaStream_t s) {
+// The float column's decode with patching P (fused.cuh's entry points call it).
+template <Patching P, class U>
+void launch_patching(const DeviceAlp<U>& a, U* out, const Tuning& tune, cudaStream_t s) {
   launch_staged(alp_decode_kernel<U, P>, std::size_t(alp_detail::stage_words_per_warp(a)) * sizeof(U), chunks_of(a.patches.n),
                 WarpShape<U>::CPW, tune, s, "launch of patched alp_decode_kernel", a, out);
-}
-
-// The overloads the study's variants and auto call for an ALP column (fused.cuh's for integers).
-template <class U>
-void decode_unpatched(const DeviceAlp<U>& a, U* out, const Tuning& tune, cudaStream_t s) {
-  launch_alp_decode<U, Patching::None>(a, out, tune, s);
-}
-template <class U>
-void fused(const DeviceAlp<U>& a, U* out, const Tuning& tune, cudaStream_t s) {
-  launch_alp_decode<U, Patching::Lanes>(a, out, tune, s);
-}
-template <class U>
-void fused_warp_apply(const DeviceAlp<U>& a, U* out, const Tuning& tune, cudaStream_t s) {
-  launch_alp_decode<U, Patching::Warp>(a, out, tune, s);
 }
 
 // What the plan graph's key holds of a float column (auto.cuh has the integer column's).

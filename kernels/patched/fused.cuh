@@ -130,20 +130,27 @@ void launch_decode(const DevicePatched<T>& a, T* out, const Tuning& tune, cudaSt
                 a, out);
 }
 
+// The decode of a column with patching P: an integer column's here, a float column's
+// (DeviceAlp) in alp_decode.cuh; the entry points below serve both.
+template <Patching P, class T>
+void launch_patching(const DevicePatched<T>& a, T* out, const Tuning& tune, cudaStream_t s) {
+  launch_decode<T, P>(a, out, tune, s);
+}
+
 // The plain decode (no patches): the first pass of the two-pass variants.
-template <class T>
-void decode_unpatched(const DevicePatched<T>& a, T* out, const Tuning& tune, cudaStream_t s) {
-  launch_decode<T, Patching::None>(a, out, tune, s);
+template <class A, class T>
+void decode_unpatched(const A& a, T* out, const Tuning& tune, cudaStream_t s) {
+  launch_patching<Patching::None>(a, out, tune, s);
 }
 // G-ALP: patches swapped in by each lane's cursor as its rows are produced.
-template <class T>
-void fused(const DevicePatched<T>& a, T* out, const Tuning& tune, cudaStream_t s) {
-  launch_decode<T, Patching::Lanes>(a, out, tune, s);
+template <class A, class T>
+void fused(const A& a, T* out, const Tuning& tune, cudaStream_t s) {
+  launch_patching<Patching::Lanes>(a, out, tune, s);
 }
 // Decode, then the warp's chunk patched cooperatively, in one kernel.
-template <class T>
-void fused_warp_apply(const DevicePatched<T>& a, T* out, const Tuning& tune, cudaStream_t s) {
-  launch_decode<T, Patching::Warp>(a, out, tune, s);
+template <class A, class T>
+void fused_warp_apply(const A& a, T* out, const Tuning& tune, cudaStream_t s) {
+  launch_patching<Patching::Warp>(a, out, tune, s);
 }
 
 }  // namespace lp::patched

@@ -218,7 +218,7 @@ class FloatPoint final : public ColumnPoint<F, typename cp::alp::Traits<F>::Bits
     n_ = harness::as_int(p, "n");
     const std::string tag = std::to_string(n_) + "/" + harness::as_str(p, "type") + "/" + harness::as_str(p, "column");
     column_ = cp::make_float_column<F>(cp::float_column(harness::as_str(p, "column")), n_, harness::derive_seed(seed, "floats/" + tag));
-    const cp::alp::Encoded<F> enc = cp::alp::encode(column_.data(), n_);
+    const cp::alp::Encoded<F> enc = cp::alp::encode(column_.data(), n_, 0);  // every core: the same encoding as one
     exceptions_ = enc.exceptions();
     packed_ = cp::pack_alp(enc);
     bits_.resize(column_.size());

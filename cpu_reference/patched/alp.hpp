@@ -31,6 +31,8 @@
 #include <utility>
 #include <vector>
 
+#include "../cpu_memory/multithreaded.hpp"
+
 namespace lp::cpu::patched::alp {
 
 constexpr int kVector = 1024;            // values a vector (a FastLanes chunk)
@@ -363,23 +365,31 @@ Scheme choose_scheme(const F* values, std::int64_t n) {
   return rd < alp ? Scheme::AlpRd : Scheme::Alp;
 }
 
+// `threads` (0: every core) split the row groups (ALP) or the values (ALP-RD); the encoding is the
+// same for any count: each row group's candidates come from its own sample, and ALP-RD's cut from
+// the column's.
 template <class F>
-Encoded<F> encode(const F* values, std::int64_t n, Scheme scheme) {
+Encoded<F> encode(const F* values, std::int64_t n, Scheme scheme, int threads = 1) {
   Encoded<F> out;
   out.n = n;
   out.scheme = scheme;
   if (n < 0) throw std::invalid_argument("alp::encode: n < 0");
   const std::int64_t vectors = (n + kVector - 1) / kVector;
+  threads = lp::cpu::resolve_threads(threads);
   if (scheme == Scheme::Alp) {
-    for (std::int64_t g = 0; g < vectors; g += kRowGroupVectors) {
-      const std::int64_t in_group = std::min<std::int64_t>(kRowGroupVectors, vectors - g);
-      const auto candidates = row_group_candidates(values, n, g, in_group);
-      for (std::int64_t v = g; v < g + in_group; ++v) {
-        const F* b = values + v * kVector;
-        const F* e = values + std::min<std::int64_t>(n, (v + 1) * kVector);
-        out.vectors.push_back(encode_vector(b, int(e - b), vector_combination(b, e, candidates)));
+    out.vectors.resize(std::size_t(vectors));
+    const std::int64_t groups = (vectors + kRowGroupVectors - 1) / kRowGroupVectors;
+    lp::cpu::run_threads(threads, [&](int t) {
+      for (std::int64_t gi = groups * t / threads; gi < groups * (t + 1) / threads; ++gi) {
+        const std::int64_t g = gi * kRowGroupVectors, in_group = std::min<std::int64_t>(kRowGroupVectors, vectors - g);
+        const auto candidates = row_group_candidates(values, n, g, in_group);
+        for (std::int64_t v = g; v < g + in_group; ++v) {
+          const F* b = values + v * kVector;
+          const F* e = values + std::min<std::int64_t>(n, (v + 1) * kVector);
+          out.vectors[std::size_t(v)] = encode_vector(b, int(e - b), vector_combination(b, e, candidates));
+        }
       }
-    }
+    });
     return out;
   }
   std::vector<F> all;
@@ -389,25 +399,34 @@ Encoded<F> encode(const F* values, std::int64_t n, Scheme scheme) {
   const auto mask = r >= Traits<F>::kBits ? ~typename Traits<F>::Bits(0) : (typename Traits<F>::Bits(1) << r) - 1;
   out.right.resize(std::size_t(n));
   out.codes.resize(std::size_t(n));
-  for (std::int64_t i = 0; i < n; ++i) {
-    const auto b = bits_of(values[i]);
-    out.right[std::size_t(i)] = b & mask;
-    const auto left = std::uint16_t(b >> r);
-    const auto at = std::find(out.cut.dictionary.begin(), out.cut.dictionary.end(), left);
-    if (at == out.cut.dictionary.end()) {
-      out.codes[std::size_t(i)] = 0;
-      out.rd_exception_pos.push_back(i);
-      out.rd_exception_bits.push_back(b);
-    } else {
-      out.codes[std::size_t(i)] = std::uint8_t(at - out.cut.dictionary.begin());
+  // Each thread's exceptions in position order, joined in thread order.
+  std::vector<std::vector<std::int64_t>> pos(static_cast<std::size_t>(threads));
+  std::vector<std::vector<typename Traits<F>::Bits>> bits(static_cast<std::size_t>(threads));
+  lp::cpu::run_threads(threads, [&](int t) {
+    for (std::int64_t i = n * t / threads; i < n * (t + 1) / threads; ++i) {
+      const auto b = bits_of(values[i]);
+      out.right[std::size_t(i)] = b & mask;
+      const auto left = std::uint16_t(b >> r);
+      const auto at = std::find(out.cut.dictionary.begin(), out.cut.dictionary.end(), left);
+      if (at == out.cut.dictionary.end()) {
+        out.codes[std::size_t(i)] = 0;
+        pos[std::size_t(t)].push_back(i);
+        bits[std::size_t(t)].push_back(b);
+      } else {
+        out.codes[std::size_t(i)] = std::uint8_t(at - out.cut.dictionary.begin());
+      }
     }
+  });
+  for (int t = 0; t < threads; ++t) {
+    out.rd_exception_pos.insert(out.rd_exception_pos.end(), pos[std::size_t(t)].begin(), pos[std::size_t(t)].end());
+    out.rd_exception_bits.insert(out.rd_exception_bits.end(), bits[std::size_t(t)].begin(), bits[std::size_t(t)].end());
   }
   return out;
 }
 
 template <class F>
-Encoded<F> encode(const F* values, std::int64_t n) {
-  return encode(values, n, choose_scheme(values, n));
+Encoded<F> encode(const F* values, std::int64_t n, int threads = 1) {
+  return encode(values, n, choose_scheme(values, n), threads);
 }
 
 // The reference decoder: every value, then the exceptions patched in.

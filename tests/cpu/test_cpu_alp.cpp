@@ -161,6 +161,24 @@ void test_deterministic() {
   for (std::size_t i = 0; i < a.vectors.size() && i < b.vectors.size(); ++i) CHECK(a.vectors[i].c == b.vectors[i].c);
   const auto w = cp::make_float_column<F>(cp::FloatColumn::RandomWalk, 70000, 5);
   CHECK(alp::bits_of(v[12345]) == alp::bits_of(w[12345]));
+  // Any thread count gives the same encoding, both schemes, several row groups (odd n, a partial
+  // last vector and row group).
+  for (const cp::FloatColumn kind : {cp::FloatColumn::Prices, cp::FloatColumn::Uniform, cp::FloatColumn::Specials}) {
+    const auto col = cp::make_float_column<F>(kind, 3 * alp::kRowGroupVectors * alp::kVector + 777, 9);
+    const std::int64_t n = std::int64_t(col.size());
+    for (const alp::Scheme s : {alp::Scheme::Alp, alp::Scheme::AlpRd}) {
+      const auto one = alp::encode(col.data(), n, s, 1);
+      for (int threads : {2, 3, 7, 0}) {
+        const auto many = alp::encode(col.data(), n, s, threads);
+        bool same = one.bits() == many.bits() && one.vectors.size() == many.vectors.size() && one.right == many.right &&
+                    one.codes == many.codes && one.rd_exception_pos == many.rd_exception_pos && one.rd_exception_bits == many.rd_exception_bits;
+        for (std::size_t i = 0; same && i < one.vectors.size(); ++i)
+          same = one.vectors[i].c == many.vectors[i].c && one.vectors[i].ints == many.vectors[i].ints &&
+                 one.vectors[i].exception_pos == many.vectors[i].exception_pos && one.vectors[i].exception_bits == many.vectors[i].exception_bits;
+        CHECK_MSG(same, cp::name(kind) << " scheme " << int(s) << " threads " << threads);
+      }
+    }
+  }
 }
 
 }  // namespace

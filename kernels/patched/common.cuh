@@ -46,7 +46,7 @@ constexpr int kDefaultThreads = 256;
 // results/h200/patched/profiles/). But 16 lane cursors a thread (G-ALP's patching, fused) made
 // fused 1.2-2.3x slower on u8 (results/h200/patched/probes/compare_cursors_16_lanes.txt): the
 // cursors' kernel keeps 4 lanes a thread (kCursorLanesU8), as fast as before again
-// (results/h200/patched/compare/compare.txt). The warp's apply keeps 16: 1.6x faster over spread
+// (results/h200/patched/compare/compare.txt). The warp's apply keeps 16: 1.2-1.3x faster over spread
 // patches up to 5%, 1.25-1.8x slower over 5-10% clustered ones and 10% spread ones.
 constexpr int kCursorLanesU8 = 4;
 template <class T>

@@ -21,10 +21,7 @@ pk::PlainPatches<T> plain_of(const Ctx& c) {
 // The column auto sees: the float column's ALP form where it has one (its sizes say so).
 template <class T>
 pk::auto_rule::Sizes sizes_of(const Ctx& c) {
-  if constexpr (sizeof(T) >= 4) {
-    if (c.alp) return pk::auto_sizes(*static_cast<const pk::DeviceAlp<T>*>(c.alp), plain_of<T>(c), c.tune);
-  }
-  return pk::auto_sizes(device<T>(c), plain_of<T>(c), c.tune);
+  return with_column<T>(c, [&](const auto& a) { return pk::auto_sizes(a, plain_of<T>(c), c.tune); });
 }
 }  // namespace
 

@@ -217,12 +217,13 @@ class FloatPoint final : public ColumnPoint<F, typename cp::alp::Traits<F>::Bits
   FloatPoint(const Params& p, std::uint64_t seed, bool device) {
     n_ = harness::as_int(p, "n");
     const std::string tag = std::to_string(n_) + "/" + harness::as_str(p, "type") + "/" + harness::as_str(p, "column");
-    column_ = cp::make_float_column<F>(cp::float_column(harness::as_str(p, "column")), n_, harness::derive_seed(seed, "floats/" + tag));
-    const cp::alp::Encoded<F> enc = cp::alp::encode(column_.data(), n_, 0);  // every core: the same encoding as one
+    const std::vector<F> column =
+        cp::make_float_column<F>(cp::float_column(harness::as_str(p, "column")), n_, harness::derive_seed(seed, "floats/" + tag));
+    const cp::alp::Encoded<F> enc = cp::alp::encode(column.data(), n_, 0);  // every core: the same encoding as one
     exceptions_ = enc.exceptions();
     packed_ = cp::pack_alp(enc);
-    bits_.resize(column_.size());
-    for (std::size_t i = 0; i < column_.size(); ++i) bits_[i] = cp::alp::bits_of(column_[i]);
+    bits_.resize(column.size());
+    for (std::size_t i = 0; i < column.size(); ++i) bits_[i] = cp::alp::bits_of(column[i]);
 
     ctx_.bytes = int(sizeof(F));
     ctx_.n = n_;
@@ -322,7 +323,6 @@ class FloatPoint final : public ColumnPoint<F, typename cp::alp::Traits<F>::Bits
   }
 
   std::int64_t n_ = 0, exceptions_ = 0;
-  std::vector<F> column_;
   std::vector<U> bits_;  // the reference, as bits
   cp::AlpPacked<F> packed_;
   pk::DeviceAlp<U> alp_;

@@ -74,16 +74,22 @@ lp::patched::DevicePatched<T> device(const Ctx& c) {
   return a;
 }
 
-// f(array, out) with the context's device array (DevicePatched<T>, or DeviceAlp<T> for a float
-// column, whose values are produced as their bits) and output at its value type: a GPU launcher.
+// f(array) with the context's column at value type T: DevicePatched<T>, or DeviceAlp<T> for a float
+// column (whose values are produced as their bits).
+template <class T, class F>
+decltype(auto) with_column(const Ctx& c, F&& f) {
+  if constexpr (sizeof(T) >= 4) {
+    if (c.alp) return f(*static_cast<const lp::patched::DeviceAlp<T>*>(c.alp));
+  }
+  return f(device<T>(c));
+}
+
+// f(array, out) with the context's column and output at its value type: a GPU launcher.
 template <class F>
 void on_device(Ctx& c, F&& f) {
   with_type(c.bytes, [&](auto t) {
     using T = decltype(t);
-    if constexpr (sizeof(T) >= 4) {
-      if (c.alp) return f(*static_cast<const lp::patched::DeviceAlp<T>*>(c.alp), static_cast<T*>(c.out));
-    }
-    f(device<T>(c), static_cast<T*>(c.out));
+    with_column<T>(c, [&](const auto& a) { f(a, static_cast<T*>(c.out)); });
   });
 }
 

@@ -46,6 +46,8 @@ JOBS = [
      "h100/decimal/decimal.json+h100-host/decimal/decimal.json+h100-host/decimal/duckdb.json", "h100/decimal/figures"),
     ("several GPUs (two H200s)", "plot_scaling.py", "h200x2/multi-gpu", "h200x2/multi-gpu/figures"),
     ("several GPUs (four H100s)", "plot_gpus.py", "h100x4/scaleout", "h100x4/scaleout/figures"),
+    ("several GPUs: one process against a process per GPU (two H200s)", "plot_ranks.py", "h200x2/multi-gpu", "h200x2/multi-gpu/figures/ranks"),
+    ("several GPUs: one process against a process per GPU (four H200s)", "plot_ranks.py", "h200x4/multi-gpu", "h200x4/multi-gpu/figures"),
     ("regret", "plot_regret.py", "h100/regret/judged", "h100/regret/judged/figures"),
     ("regret, fitting draw", "plot_regret.py", "h100/regret/fit", "h100/regret/fit/figures"),
     ("regret, the first rules (partial)", "plot_regret.py", "h100/regret/fit/first_rules", "h100/regret/fit/first_rules/figures"),
@@ -115,6 +117,10 @@ REFERENCE = {
     "sortedsearch_gpus": "beyond ModernGPU: sorted search over several GPUs, merge-path cuts and the gather",
     "streaming_gpus": "beyond the documents: 32 GiB streamed from host memory to 1, 2 and 4 GPUs against the probe",
     "gpus_targets": "beyond the documents: the multi-GPU targets on four GPUs as measured ratios, and the model's error",
+    "ranks_modes": "beyond the documents: N GPUs over one, one process driving them all against a process per GPU (--ranks)",
+    "ranks_unaccounted": "beyond the documents: the time no phase holds, one process against a process per GPU",
+    "ranks_sortedsearch": "beyond ModernGPU: sorted search on two GPUs, indices gathered or left on each GPU, exact or aligned cuts, both modes",
+    "ranks_targets": "beyond the documents: the rank mode's targets as measured ratios, the model with its overheads and its 8- and 16-GPU prediction",
     "regret": "ours, beyond the documents: every study's auto against the best variant and the best peer at the regret sweep's "
               "random points (configs/regret/), the targets as measured",
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (through the device tool) over binaries built here for sm_90: the
 # reliability suite, in phases named as arguments (each logs to $OUT/<phase>.log):
-#   tests     the GPU tests, the fuzz tests, the out-of-memory and restart tests
+#   tests     the GPU tests, the fuzz tests, the out-of-memory, restart and rank-mode tests
 #   odd       odd sizes, every variant, in one process (configs/reliability/odd_sizes_multireduce.json)
 #   order     the order tests of the four GPU studies
 #   sanitize  memcheck and racecheck (SANITIZE_TOOLS=memcheck for one): the fuzz tests (quick), the
@@ -37,6 +37,11 @@ phase_tests() {
   step timeout "$T" $REL oom --bin "$BIN" --config configs/reliability/oom_multireduce.json --too-big 2^28
   step timeout "$T" $REL restart --bin "$BIN" --config configs/reliability/restart_multireduce.json \
     --faults shared_privatized@1:trap,auto@2:launch,global_atomics@0:launch --work "$RES/restart"
+  # The rank mode (two GPUs or more; skipped on one): a process per GPU against one process, a rank
+  # killed or missing.
+  for s in multireduce histogram sortedsearch; do
+    step timeout "$T" $REL ranks --bin "$BIN" --config configs/reliability/ranks_$s.json --work "$RES/ranks_$s"
+  done
 }
 
 phase_odd() {

@@ -11,6 +11,12 @@
   restart  Injected faults (LP_INJECT_FAULT): a bad launch fails one record and the run goes on in the
            same process; a trap (a sticky error, the context lost) fails one record and the run goes
            on in a fresh process, which meta.processes records; every other record validates.
+  ranks    The rank mode on two GPUs (exit 77 with fewer): the config's sharded variants as two ranks
+           (scripts/launch_ranks.sh, one process each) and as one process over two GPUs; every
+           record that ran must validate, agree in outcome with the one-process run, say it ran as
+           ranks with both ranks' phases, and only rank 0 may write files. Then the failures: rank 1
+           killed mid-run (rank 0 must end within 30 s naming it, no results file), rank 1 never
+           started (rank 0 names it), rank 0 never started (rank 1 names it).
 
 GPU runs exit 77 (CTest: skipped) where the results say there is no GPU. The last line is
 "N passed, M failed".
@@ -24,6 +30,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 checks = {"passed": 0, "failed": 0}
 
@@ -225,9 +232,146 @@ def cmd_restart(a):
     finish()
 
 
+def gpu_count():
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=60)
+        return sum(1 for line in out.stdout.splitlines() if line.startswith("GPU "))
+    except (OSError, subprocess.TimeoutExpired):
+        return 0
+
+
+# A point that keeps a rank busy for minutes (many repetitions), for the killed-rank test.
+LONG_POINT = {"multireduce": {"n": "2^26", "m": 256}, "histogram": {"n": "2^26", "bins": 256, "sample": "u32"},
+              "sortedsearch": {"a_size": "2^24", "b_size": "2^24"}}
+
+
+def rank_env(rank, world, tag, boot, extra=None):
+    e = dict(os.environ)
+    e.update({"RANK": str(rank), "WORLD_SIZE": str(world), "LOCAL_RANK": str(rank), "LP_RANKS_TAG": tag, "LP_BOOTSTRAP": boot})
+    e.update(extra or {})
+    return e
+
+
+def start_ranks(exe, cfg_path, out, ranks, world, tag, boot, work, extra=None):
+    """Starts the given ranks of a job directly (no launcher: the harness alone must end them);
+    returns {rank: (Popen, stderr path)}."""
+    procs = {}
+    for r in ranks:
+        err = os.path.join(work, f"{tag}.rank{r}.err")
+        with open(err, "w") as ef:
+            procs[r] = (subprocess.Popen([exe, "--ranks", "--config", cfg_path, "--out", out, "--force"], stdout=subprocess.DEVNULL,
+                                         stderr=ef, env=rank_env(r, world, tag, boot, extra)), err)
+    return procs
+
+
+def ended_within(proc, limit):
+    """(exit code or None, seconds) of waiting up to `limit` s for proc."""
+    t0 = time.monotonic()
+    try:
+        rc = proc.wait(timeout=limit)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        rc = None
+    return rc, time.monotonic() - t0
+
+
+def cmd_ranks(a):
+    if gpu_count() < 2:
+        print("fewer than two GPUs (nvidia-smi): skipped")
+        sys.exit(77)
+    with open(a.config) as f:
+        cfg = json.load(f)
+    study = cfg["study"]
+    exe = os.path.join(a.bin, "bench-" + study)
+    os.makedirs(a.work, exist_ok=True)
+    cfg_path = os.path.join(a.work, "config.json")
+    with open(cfg_path, "w") as f:
+        json.dump(cfg, f, indent=1)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    one, ranked = os.path.join(a.work, "one"), os.path.join(a.work, "ranks")
+
+    # The same config as one process over two GPUs, and as two ranks.
+    p1 = subprocess.run([exe, "--config", cfg_path, "--out", one, "--gpus", "2", "--force"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    t0 = time.monotonic()
+    p2 = subprocess.run([os.path.join(root, "scripts", "launch_ranks.sh"), "2", exe, "--ranks", "--config", cfg_path, "--out", ranked, "--force"],
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    print(f"two ranks: exit {p2.returncode} in {time.monotonic() - t0:.1f} s")
+    if not check(p1.returncode == 0, f"one process over two GPUs: exit {p1.returncode}: {p1.stderr[-2000:]}") or \
+            not check(p2.returncode == 0, f"two ranks: exit {p2.returncode}: {p2.stderr[-3000:]}"):
+        finish()
+    check(sorted(os.listdir(ranked)) == sorted([study + ".json", study + ".csv"]), f"the ranks wrote {sorted(os.listdir(ranked))}")
+    with open(os.path.join(one, study + ".json")) as f:
+        doc1 = json.load(f)
+    with open(os.path.join(ranked, study + ".json")) as f:
+        doc2 = json.load(f)
+    check(doc2["meta"].get("ranks", {}).get("world") == 2, f"meta.ranks: {doc2['meta'].get('ranks')}")
+    by_key = {key(r): r for r in doc1["records"]}
+    ran = 0
+    for r in doc2["records"]:
+        what = f"{r['variant']} {json.dumps(r['params'])}"
+        check(r["status"] != "failed", f"{what}: failed ({r['note']})")
+        sharded = r["variant"].startswith("sharded_") or r["variant"] == "h2d_stream"
+        if not sharded:
+            check(r["status"] == "skipped", f"{what}: a one-GPU or CPU variant ran in the rank mode")
+            continue
+        other = by_key.get(key(r))
+        if check(other is not None, f"{what}: not in the one-process run"):
+            check((r["status"], r["validation"]) == (other["status"], other["validation"]),
+                  f"{what}: ranks {r['status']}/{r['validation']} ({r['note']}), one process {other['status']}/{other['validation']} ({other['note']})")
+        if r["status"] == "skipped":
+            continue
+        ran += 1
+        m = r.get("metrics") or {}
+        check(r["validation"] == "pass", f"{what}: validation {r['validation']} ({r['note']})")
+        check(m.get("mode") == "ranks" and m.get("gpus") == 2, f"{what}: mode {m.get('mode')}, gpus {m.get('gpus')}")
+        check(len(str(m.get("local_ms_by_rank", "")).split()) == 2, f"{what}: local_ms_by_rank '{m.get('local_ms_by_rank')}'")
+    check(ran > 0, "no sharded record ran")
+    print(f"{ran} sharded records validated as two ranks")
+
+    # Rank 1 killed while both are busy: rank 0 ends within 30 s, naming it, and writes nothing.
+    long_cfg = {"study": study, "seed": 1, "variants": [next(v for v in cfg["variants"] if v.startswith("sharded_"))],
+                "points": [LONG_POINT[study]], "validate": False, "cache": "cold",
+                "repetitions": {"warmup": 0, "min": 100000, "max": 100000, "budget_ms": 3600000, "target_rsd": 0}}
+    long_path = os.path.join(a.work, "long.json")
+    with open(long_path, "w") as f:
+        json.dump(long_cfg, f)
+    out = os.path.join(a.work, "killed")
+    boot = os.path.join(a.work, "killed.id")
+    procs = start_ranks(exe, long_path, out, [0, 1], 2, "killed", boot, a.work, {"LP_PROGRESS": "1"})
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and procs[0][0].poll() is None and "[0/1" not in open(procs[0][1]).read():
+        time.sleep(0.2)
+    time.sleep(3)  # well into the repetitions
+    procs[1][0].kill()
+    rc, took = ended_within(procs[0][0], 60)
+    procs[1][0].wait()
+    err = open(procs[0][1]).read()
+    print(f"rank 1 killed: rank 0 exit {rc} after {took:.1f} s: {err.strip().splitlines()[-1] if err.strip() else ''}")
+    check(rc is not None and rc != 0, f"rank 0 after rank 1 was killed: exit {rc}")
+    check(took <= 30, f"rank 0 took {took:.1f} s to end")
+    check("rank 1" in err, f"rank 0's line does not name rank 1: {err[-500:]}")
+    check(not os.path.exists(os.path.join(out, study + ".json")), "a results file after a killed rank")
+
+    # Rank 1 never starts; then rank 0 never starts.
+    # (Rank 1 alone is ended by whichever limit strikes first: the presence watch's or the bootstrap
+    # file's; both name rank 0.)
+    for present, missing, wants in ((0, 1, ("rank 1 never arrived",)), (1, 0, ("rank 0 never arrived", "rank 0 published no NCCL id"))):
+        out = os.path.join(a.work, f"missing{missing}")
+        procs = start_ranks(exe, cfg_path, out, [present], 2, f"missing{missing}", os.path.join(a.work, f"missing{missing}.id"), a.work,
+                            {"LP_RANKS_TIMEOUT_S": "5"})
+        rc, took = ended_within(procs[present][0], 60)
+        err = open(procs[present][1]).read()
+        print(f"rank {missing} never started: rank {present} exit {rc} after {took:.1f} s")
+        check(rc is not None and rc != 0 and took <= 30, f"rank {present} alone: exit {rc} after {took:.1f} s")
+        check(any(w in err for w in wants), f"rank {present} alone: none of {wants} in: {err[-500:]}")
+        check(not os.path.exists(os.path.join(out, study + ".json")), f"a results file with rank {missing} missing")
+    finish()
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("test", choices=["order", "oom", "restart"])
+    p.add_argument("test", choices=["order", "oom", "restart", "ranks"])
     p.add_argument("--bin", required=True, help="folder of bench and bench-<study>")
     p.add_argument("--config", required=True)
     p.add_argument("--gpu", action="store_true", help="order: the run needs a GPU (exit 77 without one)")
@@ -243,7 +387,7 @@ def main():
         sys.exit(77)
     with tempfile.TemporaryDirectory() as tmp:
         a.work = a.work or tmp
-        {"order": cmd_order, "oom": cmd_oom, "restart": cmd_restart}[a.test](a)
+        {"order": cmd_order, "oom": cmd_oom, "restart": cmd_restart, "ranks": cmd_ranks}[a.test](a)
 
 
 if __name__ == "__main__":

@@ -69,6 +69,8 @@ NcclApi load_nccl() {
     bind(lib, "ncclAllReduce", api.AllReduce, missing);
     bind(lib, "ncclSend", api.Send, missing);
     bind(lib, "ncclRecv", api.Recv, missing);
+    bind(lib, "ncclGetUniqueId", api.GetUniqueId, missing);
+    bind(lib, "ncclCommInitRank", api.CommInitRank, missing);
     if (!missing.empty()) throw Unsupported("NCCL not available: " + path + " lacks " + missing);
     api.GetVersion(&api.version);
     return api;
@@ -89,6 +91,10 @@ std::string run_command(const char* cmd) {
 
 std::string probe_interconnect(int gpus) {
   if (gpus < 2) return "none (one GPU)";
+  int have = 0;
+  if (cudaGetDeviceCount(&have) != cudaSuccess) have = 0;
+  gpus = std::min(gpus, have);  // the rank mode's world may span hosts: this host's GPUs are what can be asked
+  if (gpus < 2) return "not known (one GPU on this host)";
   // Device 0 to each other device; where links differ, all of them are named.
   const std::string topo = run_command("nvidia-smi topo -m 2>/dev/null");
   std::string out;
@@ -206,22 +212,67 @@ DeviceGroup::DeviceGroup(int gpus) {
   }
   LP_CUDA(cudaEventCreateWithFlags(&forked_, cudaEventDisableTiming));  // on the origin device
   comms_.resize(std::size_t(gpus));
-  std::vector<int> devices(static_cast<std::size_t>(gpus));
-  for (int k = 0; k < gpus; ++k) devices[std::size_t(k)] = k;
-  nccl_check(api.CommInitAll(comms_.data(), gpus, devices.data()), "ncclCommInitAll");
+  for (int k = 0; k < gpus; ++k) devices_.push_back(k), shards_.push_back(k);
+  world_ = gpus;
+  nccl_check(api.CommInitAll(comms_.data(), gpus, devices_.data()), "ncclCommInitAll");
   LP_CUDA(cudaSetDevice(origin));
   interconnect_ = probe_interconnect(gpus);
 }
 
+DeviceGroup::DeviceGroup(int device, int rank, int world, ncclComm_t comm)
+    : comms_{comm}, devices_{device}, shards_{rank}, world_(world), ranks_(true) {
+  DeviceScope on(device);
+  streams_.resize(1);
+  copy_streams_.resize(1);
+  joined_.resize(1);
+  LP_CUDA(cudaStreamCreateWithFlags(&streams_[0], cudaStreamNonBlocking));
+  LP_CUDA(cudaStreamCreateWithFlags(&copy_streams_[0], cudaStreamNonBlocking));
+  LP_CUDA(cudaEventCreateWithFlags(&joined_[0], cudaEventDisableTiming));
+  LP_CUDA(cudaEventCreateWithFlags(&forked_, cudaEventDisableTiming));
+  interconnect_ = probe_interconnect(world);
+  if (world > 1) interconnect_ += " (this host's GPUs; ranks on other hosts reach them over the network NCCL finds)";
+}
+
+int DeviceGroup::slot_of(int shard) const {
+  for (int k = 0; k < size(); ++k)
+    if (shards_[std::size_t(k)] == shard) return k;
+  return -1;
+}
+
+void DeviceGroup::across_ranks(std::vector<double>& v, ncclRedOp_t op) const {
+  if (!ranks_ || v.empty()) return;
+  DeviceScope on(devices_[0]);
+  double* d = nullptr;
+  LP_CUDA(cudaMallocAsync(reinterpret_cast<void**>(&d), v.size() * sizeof(double), streams_[0]));
+  LP_CUDA(cudaMemcpyAsync(d, v.data(), v.size() * sizeof(double), cudaMemcpyHostToDevice, streams_[0]));
+  nccl_check(nccl().AllReduce(d, d, v.size(), ncclFloat64, op, comms_[0], streams_[0]), "ncclAllReduce");
+  LP_CUDA(cudaMemcpyAsync(v.data(), d, v.size() * sizeof(double), cudaMemcpyDeviceToHost, streams_[0]));
+  LP_CUDA(cudaFreeAsync(d, streams_[0]));
+  LP_CUDA(cudaStreamSynchronize(streams_[0]));
+}
+
 Params DeviceGroup::describe() const {
   Params p;
-  p["gpus"] = std::int64_t(size());
+  p["gpus"] = std::int64_t(world_);
   p["interconnect"] = interconnect_;
   p["nccl"] = std::to_string(nccl().version);
+  p["mode"] = std::string(ranks_ ? "ranks" : "one process");
   return p;
 }
 
+namespace {
+DeviceGroup* g_rank_group = nullptr;
+}
+DeviceGroup* rank_group() { return g_rank_group; }
+void set_rank_group(DeviceGroup* g) { g_rank_group = g; }
+
 DeviceGroup& DeviceGroup::of(int gpus) {
+  if (DeviceGroup* g = rank_group()) {
+    if (gpus != g->world())
+      throw Unsupported("gpus = " + std::to_string(gpus) + " in a job of " + std::to_string(g->world()) +
+                        " ranks (the rank mode's gpus is the world size)");
+    return *g;
+  }
   static std::mutex mu;
   // Kept until exit on purpose: destroying communicators in static destruction races the CUDA
   // runtime's own teardown.
@@ -238,16 +289,22 @@ void DeviceGroup::fork(cudaStream_t origin) {
   // The fork event lives on the device that was current when the group was made; record it from
   // there (the origin stream belongs to that device: the harness made it there).
   LP_CUDA(cudaEventRecord(forked_, origin));
+  if (ranks_) {
+    run_stream_ = origin;
+    LP_CUDA(cudaStreamWaitEvent(copy_streams_[0], forked_, 0));
+    return;
+  }
   for (int k = 0; k < size(); ++k) {
-    DeviceScope on(k);
+    DeviceScope on(device(k));
     LP_CUDA(cudaStreamWaitEvent(streams_[std::size_t(k)], forked_, 0));
     LP_CUDA(cudaStreamWaitEvent(copy_streams_[std::size_t(k)], forked_, 0));
   }
 }
 
 void DeviceGroup::join(cudaStream_t origin) {
+  if (ranks_) return;  // the work was on origin (fork)
   for (int k = 0; k < size(); ++k) {
-    DeviceScope on(k);
+    DeviceScope on(device(k));
     LP_CUDA(cudaEventRecord(joined_[std::size_t(k)], streams_[std::size_t(k)]));
   }
   for (int k = 0; k < size(); ++k) LP_CUDA(cudaStreamWaitEvent(origin, joined_[std::size_t(k)], 0));

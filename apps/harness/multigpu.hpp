@@ -2,11 +2,12 @@
 // run time, a cached group of devices with their streams and communicators, and the link between
 // them. It knows no algorithm: a study hands it inputs and a local step (sharded_buckets.cuh).
 //
-// One process drives every device (ncclCommInitAll) rather than one process per GPU: the harness
-// is one process per run (its records, restart-after-a-lost-context and results files stay as
-// they are), a variant's timed region is then one CUDA-event interval on the origin GPU that
-// brackets every device's work, and no launcher (MPI) joins the dependencies. The cost is that
-// one host thread enqueues for all devices, which NCCL supports inside ncclGroupStart/End.
+// Two ways to hold the shards, one interface (DeviceGroup): one process drives every device
+// (ncclCommInitAll; the default: a variant's timed region is one CUDA-event interval on the origin
+// GPU that brackets every device's work, and no launcher joins the dependencies, at the cost of one
+// host thread enqueueing for all devices), or, in the rank mode (rank_world.hpp), this process is
+// one rank of a job and holds one shard on one GPU, its communicator spanning the job's ranks. The
+// engines loop over the group's local slots and ask each slot which shard of the world it is.
 #pragma once
 #include <cuda_runtime_api.h>
 #include <nccl.h>
@@ -44,6 +45,8 @@ struct NcclApi {
   decltype(&ncclAllReduce) AllReduce = nullptr;
   decltype(&ncclSend) Send = nullptr;
   decltype(&ncclRecv) Recv = nullptr;
+  decltype(&ncclGetUniqueId) GetUniqueId = nullptr;  // the rank mode's
+  decltype(&ncclCommInitRank) CommInitRank = nullptr;
 };
 // Throws Unsupported("NCCL not available: ...") where it cannot be loaded.
 const NcclApi& nccl();
@@ -56,15 +59,28 @@ std::string topo_cell(const std::string& topo_text, int a, int b);
 // What a cell means: "NVLink (NV18)", "PCIe (PHB)", ...
 std::string link_kind(const std::string& cell);
 
-// Devices 0..gpus-1 of this process, each with a compute stream, a copy stream and its NCCL
-// communicator, created once per process and gpus (NCCL's set-up takes a second; the group is
-// keyed on the device count, the only thing it depends on) and kept until exit.
+// The shards of a world of `world()` GPUs that this process holds: its local slots 0..size()-1,
+// each a device with a compute stream, a copy stream and its NCCL communicator. One process:
+// devices 0..gpus-1 are shards 0..gpus-1, created once per process and gpus (NCCL's set-up takes a
+// second; the group is keyed on the device count, the only thing it depends on) and kept until
+// exit. Rank mode: one slot, this rank's GPU, shard = rank (RankWorld::group).
 class DeviceGroup {
  public:
-  // Throws Unsupported when the machine has fewer devices or NCCL is missing.
+  // Throws Unsupported when the machine has fewer devices or NCCL is missing, or, in the rank
+  // mode, when gpus is not the job's world size.
   static DeviceGroup& of(int gpus);
-  int size() const { return int(streams_.size()); }
-  cudaStream_t stream(int k) const { return streams_[std::size_t(k)]; }
+  // The rank mode's group: one slot on `device`, shard `rank` of `world`, over `comm`.
+  DeviceGroup(int device, int rank, int world, ncclComm_t comm);
+  int size() const { return int(streams_.size()); }  // local slots
+  int world() const { return world_; }              // shards of the whole job
+  int device(int k) const { return devices_[std::size_t(k)]; }
+  int shard(int k) const { return shards_[std::size_t(k)]; }
+  int slot_of(int shard) const;  // the local slot holding `shard`, or -1
+  bool ranks() const { return ranks_; }
+  // Rank mode: every rank's values combined element-wise (ncclMax, ncclMin, ncclSum) on every
+  // rank; one process: unchanged. Blocks the host. All ranks call it in the same order.
+  void across_ranks(std::vector<double>& v, ncclRedOp_t op) const;
+  cudaStream_t stream(int k) const { return run_stream_ ? run_stream_ : streams_[std::size_t(k)]; }
   cudaStream_t copy_stream(int k) const { return copy_streams_[std::size_t(k)]; }
   ncclComm_t comm(int k) const { return comms_[std::size_t(k)]; }
   // How device 0 reaches the others: "none (one GPU)", "NVLink (NV18)", "PCIe (SYS)", or what
@@ -73,7 +89,10 @@ class DeviceGroup {
   // What a record says of the group: gpus, interconnect and the NCCL version.
   Params describe() const;
   // Every stream of the group waits for the work enqueued on `origin` (of the current device) so
-  // far; `join` makes `origin` wait for every compute stream. Neither blocks the host.
+  // far; `join` makes `origin` wait for every compute stream. Neither blocks the host. In the rank
+  // mode the one slot's device is origin's: its compute work goes on origin itself (stream(0) is
+  // origin from the fork on), so no event wait stands between the timer's events and the work, and
+  // only the copy stream waits on origin.
   void fork(cudaStream_t origin);
   void join(cudaStream_t origin);
 
@@ -82,9 +101,18 @@ class DeviceGroup {
   std::vector<cudaStream_t> streams_, copy_streams_;
   std::vector<cudaEvent_t> joined_;
   cudaEvent_t forked_ = nullptr;
+  cudaStream_t run_stream_ = nullptr;  // the rank mode's: origin, from the first fork on
   std::vector<ncclComm_t> comms_;
+  std::vector<int> devices_, shards_;
+  int world_ = 0;
+  bool ranks_ = false;
   std::string interconnect_;
 };
+
+// The rank mode's group, where this process is a rank of a job (RankWorld sets it), else null:
+// DeviceGroup::of then returns it.
+DeviceGroup* rank_group();
+void set_rank_group(DeviceGroup* g);
 
 // Makes device k current for the scope, then restores the previous one.
 class DeviceScope {

@@ -9,12 +9,25 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "kernels/common/cuda_check.cuh"
 #include "multigpu.hpp"
 
 namespace harness {
+
+// Milliseconds as a record's text ("0.5120 0.5154"): the per-rank phases.
+inline std::string join_ms(const std::vector<double>& v) {
+  std::string out;
+  char b[32];
+  for (double x : v) {
+    std::snprintf(b, sizeof b, "%.4f", x);
+    out += (out.empty() ? "" : " ") + std::string(b);
+  }
+  return out;
+}
 
 class PhaseClock {
  public:
@@ -25,11 +38,12 @@ class PhaseClock {
   PhaseClock(const PhaseClock&) = delete;
   PhaseClock& operator=(const PhaseClock&) = delete;
 
-  // Events on devices 0..gpus-1 (each made on its device).
-  void create(int gpus) {
-    marks_.resize(std::size_t(gpus));
-    for (int k = 0; k < gpus; ++k) {
-      DeviceScope on(k);
+  // Events for the group's local slots (each made on its device).
+  void create(const DeviceGroup& group) {
+    group_ = &group;
+    marks_.resize(std::size_t(group.size()));
+    for (int k = 0; k < group.size(); ++k) {
+      DeviceScope on(group.device(k));
       marks_[std::size_t(k)].resize(kRing);
       for (Slot& s : marks_[std::size_t(k)])
         for (cudaEvent_t& e : s) LP_CUDA(cudaEventCreate(&e));
@@ -40,7 +54,7 @@ class PhaseClock {
     int previous = 0;
     cudaGetDevice(&previous);
     for (std::size_t k = 0; k < marks_.size(); ++k) {
-      cudaSetDevice(int(k));
+      cudaSetDevice(group_->device(int(k)));
       for (Slot& s : marks_[k])
         for (cudaEvent_t& e : s)
           if (e) cudaEventDestroy(e), e = nullptr;
@@ -72,23 +86,38 @@ class PhaseClock {
   // The runs' phases (medians): local (the slowest GPU's local step, streamed copies included),
   // collective (the shortest of the GPUs' intervals from the end of their local step to the end
   // of the combine: the GPU that finished last waited least for the others), and where `transfer`,
-  // transfer (the slowest GPU's copy stream, first copy to last). Synchronises every device.
+  // transfer (the slowest GPU's copy stream, first copy to last). Synchronises every device. In
+  // the rank mode the same over every rank's GPU, run by run (every rank calls it, in step), and
+  // each rank's own local median besides.
   struct Phases {
     std::int64_t runs = 0;
     double local_ms = 0, collective_ms = 0, transfer_ms = 0;
+    std::vector<double> local_ms_by_rank, collective_ms_by_rank;  // rank mode only: each rank's own median
   };
   Phases phases(bool transfer) {
     for (std::size_t k = 0; k < marks_.size(); ++k) {
-      DeviceScope on(int(k));
+      DeviceScope on(group_->device(int(k)));
       LP_CUDA(cudaDeviceSynchronize());
     }
     while (harvested_ < runs_) harvest(transfer);
     Phases p;
     p.runs = std::int64_t(local_ms_.size());
     if (p.runs == 0) return p;
-    p.local_ms = median(local_ms_);
-    p.collective_ms = median(collective_ms_);
-    p.transfer_ms = median(transfer_ms_);
+    std::vector<double> local = local_ms_, collective = collective_ms_, copies = transfer_ms_;
+    if (group_->ranks()) {
+      p.local_ms_by_rank.assign(std::size_t(group_->world()), 0.0);
+      p.local_ms_by_rank[std::size_t(group_->shard(0))] = median(local);
+      group_->across_ranks(p.local_ms_by_rank, ncclSum);
+      p.collective_ms_by_rank.assign(std::size_t(group_->world()), 0.0);
+      p.collective_ms_by_rank[std::size_t(group_->shard(0))] = median(collective);
+      group_->across_ranks(p.collective_ms_by_rank, ncclSum);
+      group_->across_ranks(local, ncclMax);
+      group_->across_ranks(collective, ncclMin);
+      group_->across_ranks(copies, ncclMax);
+    }
+    p.local_ms = median(local);
+    p.collective_ms = median(collective);
+    p.transfer_ms = median(copies);
     return p;
   }
 
@@ -106,7 +135,7 @@ class PhaseClock {
     const std::size_t slot = std::size_t(harvested_ % kRing);
     double local = 0, collective = -1, copies = 0;
     for (std::size_t k = 0; k < marks_.size(); ++k) {
-      DeviceScope on(int(k));
+      DeviceScope on(group_->device(int(k)));
       const Slot& s = marks_[k][slot];
       float l = 0, c = 0, t = 0;
       LP_CUDA(cudaEventElapsedTime(&l, s[Begin], s[Local]));
@@ -122,7 +151,8 @@ class PhaseClock {
     ++harvested_;
   }
 
-  std::vector<std::vector<Slot>> marks_;  // [device][ring slot]
+  const DeviceGroup* group_ = nullptr;
+  std::vector<std::vector<Slot>> marks_;  // [local slot][ring slot]
   std::int64_t runs_ = 0, harvested_ = 0;
   std::vector<double> local_ms_, collective_ms_, transfer_ms_;
 };

@@ -1,6 +1,11 @@
 #include "ranks.hpp"
 
+#include <signal.h>
 #include <unistd.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <vector>
 
 #include <cerrno>
 #include <chrono>
@@ -194,6 +199,209 @@ UniqueId await_id(const std::string& path, int world, const std::string& tag, in
   std::snprintf(limit, sizeof limit, "%g", timeout_s);
   throw std::runtime_error("rank " + std::to_string(rank) + ": rank 0 published no NCCL id at " + path + " within " + limit + " s (" + seen +
                            "): rank 0 never started, failed before it, or sees another path");
+}
+
+std::string presence_path(const std::string& base, int rank) { return base + ".rank" + std::to_string(rank); }
+
+namespace {
+constexpr const char* kBeatMagic = "lp-rank-presence v1";
+
+std::string this_host() {
+  char h[256] = {0};
+  if (gethostname(h, sizeof h - 1) != 0) return "unknown";
+  return h;
+}
+
+// The file's text, or nullopt where there is none.
+std::optional<std::string> read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return std::nullopt;
+  std::ostringstream text;
+  text << f.rdbuf();
+  return text.str();
+}
+
+std::string seconds(double s) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", s);
+  return b;
+}
+}  // namespace
+
+std::string encode_beat(const PresenceBeat& b) {
+  // One line of fields; the reason (free text) last, to the end of the line.
+  std::string why = b.why;
+  for (char& c : why)
+    if (c == '\n') c = ' ';
+  return std::string(kBeatMagic) + " tag=" + (b.tag.empty() ? "-" : b.tag) + " pid=" + std::to_string(b.pid) + " host=" + b.host +
+         " beat=" + std::to_string(b.beat) + " state=" + b.state + " why=" + why + "\n";
+}
+
+std::optional<PresenceBeat> decode_beat(const std::string& text) {
+  if (text.rfind(kBeatMagic, 0) != 0 || text.empty() || text.back() != '\n') return std::nullopt;  // not one, or half written
+  std::istringstream f(text.substr(std::strlen(kBeatMagic)));
+  PresenceBeat b;
+  std::string tag, pid, host, beat, state;
+  f >> tag >> pid >> host >> beat >> state;
+  auto value = [](const std::string& field, const char* key, std::string& out) {
+    if (field.rfind(key, 0) != 0) return false;
+    out = field.substr(std::strlen(key));
+    return true;
+  };
+  std::string p, n;
+  if (!value(tag, "tag=", b.tag) || !value(pid, "pid=", p) || !value(host, "host=", b.host) || !value(beat, "beat=", n) ||
+      !value(state, "state=", b.state))
+    return std::nullopt;
+  if (b.tag == "-") b.tag.clear();
+  try {
+    b.pid = std::stol(p);
+    b.beat = std::stoll(n);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  std::string rest;
+  std::getline(f, rest);
+  const std::size_t at = rest.find("why=");
+  if (at != std::string::npos) b.why = rest.substr(at + 4);
+  return b;
+}
+
+// A pid of this host that is no longer a running process: none (ESRCH), or a zombie whose parent
+// (a launcher, a test) has not reaped it yet.
+static bool gone(long pid) {
+  if (::kill(pid_t(pid), 0) != 0) return errno == ESRCH;
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  std::getline(f, stat);
+  const std::size_t close = stat.rfind(')');  // the state follows the command's name in parentheses
+  return close != std::string::npos && close + 2 < stat.size() && (stat[close + 2] == 'Z' || stat[close + 2] == 'X');
+}
+
+struct Presence::State {
+  std::string base, tag, host;
+  int rank = 0, world = 1;
+  PresenceLimits limits;
+  OnMissing on_missing;
+  std::mutex mu;
+  std::condition_variable wake;
+  bool stop = false, watching = true;
+  std::string state = "alive", why;
+  long long beat = 0;
+  std::thread thread;
+
+  struct Peer {
+    bool seen = false, gone = false;
+    std::string last;  // the text of its file at the last change
+    std::chrono::steady_clock::time_point changed;
+  };
+  std::vector<Peer> peers;
+
+  void write_own() {
+    PresenceBeat b{tag, host, state, why, long(::getpid()), beat++};
+    const std::string path = presence_path(base, rank), tmp = path + ".tmp";
+    {
+      std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+      f << encode_beat(b);
+    }
+    std::rename(tmp.c_str(), path.c_str());  // best effort: a missed beat is made up by the next
+  }
+
+  // The line naming the first missing peer, or "".
+  std::string judge(std::chrono::steady_clock::time_point start, std::chrono::steady_clock::time_point now) {
+    using secs = std::chrono::duration<double>;
+    for (int r = 0; r < world; ++r) {
+      if (r == rank) continue;
+      Peer& p = peers[std::size_t(r)];
+      if (p.gone) continue;
+      const std::string path = presence_path(base, r);
+      const std::optional<std::string> text = read_text(path);
+      std::optional<PresenceBeat> b = text ? decode_beat(*text) : std::nullopt;
+      if (b && b->tag != tag) b.reset();  // another job's file on the same path: as if absent
+      if (!b) {
+        if (p.seen && !text) {
+          p.gone = true;  // removed after it was seen: a clean exit
+          continue;
+        }
+        if (!p.seen && secs(now - start).count() > limits.arrive_s)
+          return "rank " + std::to_string(r) + " never arrived: no sign of it at " + path + " within " + seconds(limits.arrive_s) +
+                 " s (it did not start, failed before it could, or sees another bootstrap path)";
+        continue;
+      }
+      if (b->state == "done") {
+        p.gone = true;
+        continue;
+      }
+      if (b->state == "failed") return "rank " + std::to_string(r) + " failed (host " + b->host + ", pid " + std::to_string(b->pid) + "): " + b->why;
+      if (!p.seen || *text != p.last) {
+        p.seen = true;
+        p.last = *text;
+        p.changed = now;
+      }
+      if (b->host == host && gone(b->pid))
+        return "rank " + std::to_string(r) + " (pid " + std::to_string(b->pid) + " on this host) is gone: it was killed or crashed";
+      if (secs(now - p.changed).count() > limits.stale_s)
+        return "rank " + std::to_string(r) + " stopped answering: its presence file " + path + " has not changed for " +
+               seconds(limits.stale_s) + " s (host " + b->host + ", pid " + std::to_string(b->pid) + ": killed, hung, or its host is gone)";
+    }
+    return "";
+  }
+
+  void loop() {
+    const auto start = std::chrono::steady_clock::now();
+    std::unique_lock<std::mutex> lock(mu);
+    while (!stop) {
+      write_own();
+      if (watching) {
+        const std::string line = judge(start, std::chrono::steady_clock::now());
+        if (!line.empty()) {
+          watching = false;  // once
+          lock.unlock();
+          on_missing(line);
+          lock.lock();
+        }
+      }
+      wake.wait_for(lock, std::chrono::duration<double>(limits.beat_s), [this] { return stop; });
+    }
+    write_own();
+  }
+};
+
+Presence::Presence(std::string base, int rank, int world, std::string tag, PresenceLimits limits, OnMissing on_missing) : s_(new State) {
+  s_->base = std::move(base);
+  s_->tag = std::move(tag);
+  s_->host = this_host();
+  s_->rank = rank;
+  s_->world = world;
+  s_->limits = limits;
+  s_->on_missing = std::move(on_missing);
+  s_->peers.resize(std::size_t(world));
+  s_->thread = std::thread([this] { s_->loop(); });
+}
+
+Presence::~Presence() {
+  {
+    std::lock_guard<std::mutex> lock(s_->mu);
+    s_->stop = true;
+  }
+  s_->wake.notify_all();
+  if (s_->thread.joinable()) s_->thread.join();
+  if (s_->state == "done") std::remove(presence_path(s_->base, s_->rank).c_str());
+  delete s_;
+}
+
+void Presence::done() {
+  std::lock_guard<std::mutex> lock(s_->mu);
+  s_->state = "done";
+  s_->watching = false;
+  s_->write_own();
+}
+
+void Presence::failed(const std::string& why) {
+  std::lock_guard<std::mutex> lock(s_->mu);
+  s_->state = "failed";
+  s_->why = why;
+  s_->watching = false;
+  s_->write_own();
 }
 
 }  // namespace lp::harness::ranks

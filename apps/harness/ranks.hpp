@@ -68,3 +68,53 @@ struct Decoded {
 Decoded decode_file(const std::string& text, int world, const std::string& tag);
 
 }  // namespace lp::harness::ranks
+
+namespace lp::harness::ranks {
+
+// Who of the job is still there. NCCL's own error reporting does not name a peer that died or
+// never came (a collective on an NVLink peer that is gone waits forever), so each rank keeps a small
+// file beside the bootstrap file (presence_path) that a thread rewrites every beat: its pid, host,
+// a counter and its state. The same thread reads the others' and calls `on_missing` once, with one
+// line naming the rank, when
+//   - its file has not appeared within arrive_s of this rank's start (it never started, or sees
+//     another path),
+//   - its counter has not changed for stale_s by this rank's own clock (so other nodes' clocks do
+//     not matter; a killed rank, or a host that is gone),
+//   - it says it failed (its reason is in the line),
+//   - or it ran on this host and its pid is gone (seen within a beat).
+// A rank that says it is done, or whose file was removed after it was seen (a clean exit), is no
+// longer watched. Plain C++ over files: the CPU tests run it.
+struct PresenceLimits {
+  double beat_s = 0.5;
+  double arrive_s = 60;
+  double stale_s = 10;
+};
+std::string presence_path(const std::string& base, int rank);
+
+class Presence {
+ public:
+  using OnMissing = std::function<void(const std::string& line)>;
+  Presence(std::string base, int rank, int world, std::string tag, PresenceLimits limits, OnMissing on_missing);
+  ~Presence();  // stops the thread; a done rank's file is removed
+  Presence(const Presence&) = delete;
+  Presence& operator=(const Presence&) = delete;
+  // This rank needs no peer any more: it says so and stops watching.
+  void done();
+  // This rank is ending on an error: the others end with `why`, naming this rank.
+  void failed(const std::string& why);
+
+ private:
+  struct State;
+  State* s_;
+};
+
+// One presence file's text, and its reading (for the tests and the watcher).
+struct PresenceBeat {
+  std::string tag, host, state, why;  // state: alive, done or failed
+  long pid = 0;
+  long long beat = 0;
+};
+std::string encode_beat(const PresenceBeat& b);
+std::optional<PresenceBeat> decode_beat(const std::string& text);
+
+}  // namespace lp::harness::ranks

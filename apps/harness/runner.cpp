@@ -28,6 +28,8 @@
 #include "errors.hpp"
 #include "gpu.hpp"
 #include "kernels/common/cuda_check.cuh"
+#include "rank_world.hpp"
+#include "ranks.hpp"
 #include "results.hpp"
 
 #include "git_commit.inc"  // generated at build time: LP_GIT_COMMIT
@@ -74,6 +76,15 @@ bool is_oom(const std::exception& e) {
 // short loses nothing it measured.
 volatile std::sig_atomic_t g_stop_signal = 0;
 extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
+// The rank mode's: a rank cannot stop between records on its own (its peers would wait in the next
+// record's collectives), so a signal ends it at once, with one line and no results file; the
+// presence watch then ends its peers, naming it.
+extern "C" void on_stop_signal_rank(int sig) {
+  const char msg[] = "bench: a rank was interrupted (SIGTERM or SIGINT): ending it; no results are written\n";
+  ssize_t ignored = ::write(2, msg, sizeof msg - 1);
+  (void)ignored;
+  std::_Exit(128 + sig);
+}
 
 class Progress {
  public:
@@ -376,7 +387,8 @@ int study_main(int argc, char** argv, const Study& study) {
   CLI::App app{study.description(), prog};
   std::string config_path, out_dir, variants, resume, dump_dir;
   int device = 0, gpus = 0;
-  std::string size_limit;
+  std::string size_limit, bootstrap;
+  bool ranks = false;
   bool quick = false, force = false, verbose = false, demo = false, describe = false, print_config = false, gpu_info = false;
   app.add_option("--config", config_path, "JSON config (default: the study's embedded default config)");
   app.add_option("--out", out_dir, "Directory for <study>.json and <study>.csv (default: runs/<study>-<UTC time>)");
@@ -400,6 +412,11 @@ int study_main(int argc, char** argv, const Study& study) {
     app.add_option("--device", device, "CUDA device ordinal")->check(ordinal);
     app.add_option("--gpus", gpus, "GPUs the multi-GPU variants use: sets the config's 'gpus' axis in every point")
         ->check(CLI::Range(1, 64));
+    app.add_flag("--ranks", ranks,
+                 "This process is one rank of a job, one GPU each (rank, world size and local rank from the launcher: srun, "
+                 "mpirun, scripts/launch_ranks.sh); the multi-GPU variants run over the job's GPUs and rank 0 writes the results");
+    app.add_option("--bootstrap", bootstrap,
+                   "The rank mode's bootstrap file, on a path every rank sees (default: $LP_BOOTSTRAP, else a file in $TMPDIR: one host)");
   }
   app.add_flag("--quick", quick, "A smoke run, not a measurement: few repetitions, sizes cut to 2^20");
   app.add_option("--size-limit", size_limit,
@@ -451,6 +468,7 @@ int study_main(int argc, char** argv, const Study& study) {
 
   RunConfig cfg;
   RunState state;
+  lp::harness::ranks::Identity identity;  // the rank mode's
   std::string json_path, csv_path;
   std::map<std::pair<size_t, std::string>, std::string> faults;
   try {
@@ -471,7 +489,26 @@ int study_main(int argc, char** argv, const Study& study) {
       }
     }
     if (!variants.empty()) select_variants(cfg, variants, study);
-    if (gpus > 0) set_axis(cfg, "--gpus", "gpus", Value(std::int64_t(gpus)), study);
+    if (ranks) {
+      std::optional<lp::harness::ranks::Identity> me;
+      try {
+        me = lp::harness::ranks::identity_from_env(lp::harness::ranks::process_env());
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--ranks: ") + e.what());
+      }
+      if (!me)
+        throw UsageError("--ranks: no rank in the environment: start each rank with a launcher that sets RANK, WORLD_SIZE and "
+                         "LOCAL_RANK (scripts/launch_ranks.sh), or Open MPI's, PMI's or Slurm's variables (mpirun, srun)");
+      if (gpus > 0 && gpus != me->world)
+        throw UsageError("--gpus " + std::to_string(gpus) + " with --ranks in a job of " + std::to_string(me->world) +
+                         " ranks: the rank mode's GPUs are the job's ranks (leave --gpus out)");
+      if (!resume.empty()) throw UsageError("--ranks: a rank does not resume (a lost CUDA context ends the job)");
+      identity = *me;
+      gpus = me->world;
+    } else if (!bootstrap.empty()) {
+      throw UsageError("--bootstrap: only with --ranks");
+    }
+    if (gpus > 0) set_axis(cfg, ranks ? "--ranks" : "--gpus", "gpus", Value(std::int64_t(gpus)), study);
     if (!size_limit.empty()) {
       std::int64_t limit = 0;
       try {
@@ -492,7 +529,7 @@ int study_main(int argc, char** argv, const Study& study) {
     json_path = out_dir + "/" + study.name() + ".json";
     csv_path = out_dir + "/" + study.name() + ".csv";
     for (const auto& p : {json_path, csv_path})
-      if (resume.empty() && std::filesystem::exists(p) && !force)
+      if (resume.empty() && identity.rank == 0 && std::filesystem::exists(p) && !force)
         throw UsageError("--out: " + p + " exists (use --force to overwrite, or another --out)");
   } catch (const UsageError& e) {
     std::cerr << prog << ": " << e.what() << '\n';
@@ -503,6 +540,19 @@ int study_main(int argc, char** argv, const Study& study) {
   Ceilings ceil;
   std::unique_ptr<DeviceMemoryLimit> memory_limit;
   std::unique_ptr<GpuTimer> timer;
+  RankWorld* world = nullptr;  // the rank mode's job
+  if (ranks) {
+    // The rank's GPU: its local rank, or the one GPU a launcher left it (CUDA_VISIBLE_DEVICES).
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0, cudaGetLastError();
+    if (count == 1) device = 0;
+    else if (identity.local_rank < count) device = identity.local_rank;
+    else if (count > 0) {
+      std::cerr << prog << ": --ranks: local rank " << identity.local_rank << " but this node has " << count
+                << " GPUs: start at most one rank per GPU\n";
+      return 2;
+    }
+  }
   try {
     if (uses_gpu) {
       gpu = open_gpu(device);
@@ -524,6 +574,30 @@ int study_main(int argc, char** argv, const Study& study) {
     std::cerr << prog << ": GPU set-up failed: " << e.what() << '\n';
     return 1;
   }
+  if (ranks) {
+    if (!gpu.present) {
+      std::cerr << prog << ": --ranks: rank " << identity.rank << " has no GPU (" << gpu.absent_reason << "); nothing ran\n";
+      return kExitNothingRan;
+    }
+    auto seconds_from = [](const char* var, double fallback) {
+      const char* v = std::getenv(var);
+      char* end = nullptr;
+      const double x = v ? std::strtod(v, &end) : 0;
+      return v && end && *end == '\0' && x > 0 ? x : fallback;
+    };
+    RankWorld::Options o;
+    o.prog = prog;
+    o.bootstrap = bootstrap;
+    o.arrive_s = seconds_from("LP_RANKS_TIMEOUT_S", 60);
+    o.stale_s = seconds_from("LP_RANKS_STALE_S", 10);
+    try {
+      world = &RankWorld::join(identity, device, o);
+    } catch (const std::exception& e) {
+      std::cerr << prog << ": rank " << identity.rank << " of " << identity.world << ": joining the job failed: " << e.what() << '\n';
+      return 1;
+    }
+  }
+  const bool lead = identity.rank == 0;  // the one process that prints the table and writes the results
 
   const auto specs = study.variants();
   auto kind_of = [&](const std::string& name) {
@@ -558,8 +632,23 @@ int study_main(int argc, char** argv, const Study& study) {
     return r;
   };
 
-  std::signal(SIGTERM, on_stop_signal);
-  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, world ? on_stop_signal_rank : on_stop_signal);
+  std::signal(SIGINT, world ? on_stop_signal_rank : on_stop_signal);
+  // The rank mode keeps every rank in step: where one rank's outcome could differ from another's
+  // (making the inputs, preparing a variant, validating), they agree before going on, so all take
+  // the same branch and meet in the same collectives. `mine` is "" (fine), "S..." (skip: reason)
+  // or "F..." (failed: reason); the answer is the first rank's that is not fine, its reason named
+  // by rank, or "".
+  auto agree = [&](const std::string& mine) -> std::string {
+    if (!world) return mine;
+    const std::vector<std::string> all = world->gather_text(mine);
+    for (int r = 0; r < int(all.size()); ++r)
+      if (!all[std::size_t(r)].empty()) {
+        const std::string& t = all[std::size_t(r)];
+        return t.substr(0, 1) + (r == world->rank() ? t.substr(1) : "rank " + std::to_string(r) + ": " + t.substr(1));
+      }
+    return "";
+  };
   for (size_t pi = state.next_point; pi < cfg.points.size() && lost.empty() && !g_stop_signal; ++pi) {
     const Params& params = cfg.points[pi];
     const size_t first_variant = pi == state.next_point ? state.next_variant : 0;
@@ -577,11 +666,17 @@ int study_main(int argc, char** argv, const Study& study) {
         point_failed = dynamic_cast<const lp::CudaError*>(&e) || !usable;
       }
       if (!usable) lost = e.what();
+      if (!usable && world) world->fail("the CUDA context was lost making the inputs (" + lost + ")");
+    }
+    if (world) {
+      const std::string all = agree(point ? "" : (point_failed ? "F" : "S") + point_skip);
+      if (!all.empty()) point.reset(), point_skip = all.substr(1), point_failed = all[0] == 'F';
     }
     for (size_t vi = first_variant; vi < cfg.variants.size(); ++vi) {
       if (g_stop_signal) break;
       const std::string& v = cfg.variants[vi];
-      progress.show(done++, v + " " + format_params(params));
+      if (lead) progress.show(done, v + " " + format_params(params));
+      ++done;
       Record r = make_record(v, params);
       auto skip = [&](const std::string& why) {
         r.status = "skipped";
@@ -600,9 +695,39 @@ int study_main(int argc, char** argv, const Study& study) {
         records.push_back(r);
         continue;
       }
+      if (world && !on_gpu) {
+        skip("a CPU baseline: the rank mode runs the GPU variants (run the CPU baselines without --ranks)");
+        records.push_back(r);
+        continue;
+      }
       auto fault = faults.find({pi, v});
+      if (world) {
+        // Prepared on every rank, or skipped (or failed) on every rank with the first one's reason.
+        std::string mine;
+        try {
+          point->prepare(v);
+          LP_CUDA(cudaDeviceSynchronize());
+        } catch (const Unsupported& e) {
+          mine = std::string("Sunsupported: ") + e.what();
+        } catch (const std::exception& e) {
+          if (!recover_context()) world->fail("the CUDA context was lost preparing " + v + " (" + e.what() + ")");
+          mine = is_oom(e) ? std::string("Sout of memory: ") + e.what() : std::string("F") + e.what();
+        }
+        if (const std::string all = agree(mine); !all.empty()) {
+          skip(all.substr(1));
+          if (all[0] == 'F') r.status = "failed";
+          if (mine.empty()) {
+            try {
+              point->release(v);
+            } catch (...) {
+            }
+          }
+          records.push_back(r);
+          continue;
+        }
+      }
       try {
-        point->prepare(v);
+        if (!world) point->prepare(v);
         // Whatever prepare() enqueued (uploads, the outputs' poison fill on the legacy stream) is
         // finished before the variant runs on the timer's non-blocking stream, which does not wait
         // for the legacy stream: a poison fill still in flight once overwrote a histogram's zeroed
@@ -611,10 +736,14 @@ int study_main(int argc, char** argv, const Study& study) {
         auto once = [&]() -> double {
           if (on_gpu) {
             if (cfg.cold) timer->flush_l2();
+            // Every rank's timed run starts on its GPU when all ranks have flushed and arrived; the
+            // record's time is the slowest rank's (the job is done when its last rank is).
+            if (world) world->barrier(static_cast<cudaStream_t>(timer->stream()));
             timer->start();
             if (fault != faults.end()) inject_fault(fault->second, timer->stream());
             else point->run(v, timer->stream());
-            return timer->stop_ms();
+            const double ms = timer->stop_ms();
+            return world ? world->max(ms) : ms;
           }
           auto t0 = std::chrono::steady_clock::now();
           point->run(v, nullptr);
@@ -633,6 +762,16 @@ int study_main(int argc, char** argv, const Study& study) {
         if (gpu.present && ceil.copy_GBps > 0) r.fraction_of_copy = r.gbps / ceil.copy_GBps;
         if (cfg.validate) {
           Validation val = point->validate(v);
+          if (world) {
+            // Each rank checked what it holds: the record fails where any rank's check did.
+            const char code = val.status == Validation::Status::Pass ? 'P' : val.status == Validation::Status::Fail ? 'F' : 'K';
+            const std::vector<std::string> all = world->gather_text(std::string(1, code) + val.detail);
+            for (int q = 0; q < int(all.size()); ++q)
+              if (!all[std::size_t(q)].empty() && all[std::size_t(q)][0] == 'F' && val.status != Validation::Status::Fail) {
+                val.status = Validation::Status::Fail;
+                val.detail = "rank " + std::to_string(q) + ": " + all[std::size_t(q)].substr(1);
+              }
+          }
           r.validation = val.status == Validation::Status::Pass ? "pass" : val.status == Validation::Status::Fail ? "fail" : "skipped";
           r.note = val.detail;
           if (val.status == Validation::Status::Fail) {
@@ -649,6 +788,8 @@ int study_main(int argc, char** argv, const Study& study) {
         skip(std::string("unsupported: ") + e.what());
         r.time.reset();
       } catch (const std::exception& e) {
+        // A rank cannot fail a record alone: its peers would wait in the next one's collectives.
+        if (world) world->fail("ERROR: " + v + " at " + format_params(params) + ": " + e.what());
         r.time.reset();
         // Whatever failed, a pending non-sticky error is cleared here, so that it cannot be
         // reported again by the next variant's first checked call.
@@ -731,6 +872,15 @@ int study_main(int argc, char** argv, const Study& study) {
     state.processes.back()["last_point"] = cfg.points.empty() ? 0 : cfg.points.size() - 1;
   }
   progress.done();
+  if (world) {
+    world->done();  // every collective of the run is behind it
+    if (!lead) {
+      const bool failed = std::any_of(records.begin(), records.end(), [](const Record& r) { return r.status == "failed"; });
+      std::cout << fmt::format("rank {} of {}: {} records run in step with rank 0, which writes the results{}\n", world->rank(),
+                               world->world(), records.size(), failed ? " (some failed: see rank 0)" : "");
+      return failed ? 1 : 0;
+    }
+  }
   if (!resume.empty()) {
     std::error_code ec;
     std::filesystem::remove(resume, ec);  // the saved state has served; a failure to remove it is harmless
@@ -760,6 +910,11 @@ int study_main(int argc, char** argv, const Study& study) {
   }
   meta["command"] = cmd;
   meta["processes"] = state.processes;
+  if (world)
+    meta["ranks"] = {{"world", world->world()},
+                     {"launcher", world->identity().launcher},
+                     {"bootstrap", world->bootstrap()},
+                     {"timing", "each repetition starts on every rank's GPU after a barrier; its time is the slowest rank's"}};
   if (!aborted.empty()) meta["aborted"] = aborted;
   if (!interrupted.empty()) meta["interrupted"] = interrupted;
 

@@ -8,6 +8,10 @@
 // harness's stream and joins them back, so the harness's one CUDA-event interval brackets every
 // device's work. Each run also records per-device phase events (local step, combine, copies),
 // read back outside the timed region as the record's per-phase metrics.
+//
+// The engine loops over the DeviceGroup's local slots: every GPU of the world in one process, or
+// in the rank mode this rank's one GPU, whose shard is its rank; the collectives are the same
+// calls either way (NCCL pairs them across processes).
 #pragma once
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -121,20 +125,20 @@ class ShardedBuckets {
  private:
   void place() {
     const Shape& s = shape_;
-    per_.resize(std::size_t(s.gpus));
-    for (int k = 0; k < s.gpus; ++k) per_[std::size_t(k)].range = shard_range(s.n, s.gpus, k);
+    per_.resize(std::size_t(group_.size()));
+    for (int k = 0; k < slots(); ++k) per_[std::size_t(k)].range = shard_range(s.n, group_.world(), group_.shard(k));
     if (s.streamed) {
       for (const Column& c : cols_) pins_.emplace_back(std::make_unique<PinnedRegion>(c.host, std::size_t(s.n) * c.elem_bytes));
     }
-    for (int k = 0; k < s.gpus; ++k) {
-      DeviceScope on(k);
+    for (int k = 0; k < slots(); ++k) {
+      DeviceScope on(group_.device(k));
       Dev& d = per_[std::size_t(k)];
       const std::int64_t held = s.streamed ? std::min<std::int64_t>(s.chunk, d.range.size()) : d.range.size();
       const int copies = s.streamed ? 2 : 1;  // double-buffered chunks
       d.bufs.resize(cols_.size() * std::size_t(copies));
       for (std::size_t c = 0; c < cols_.size(); ++c) {
         const Column& col = cols_[c];
-        if (!s.streamed && s.gpus == 1 && col.device0) continue;  // used in place
+        if (!s.streamed && gpus() == 1 && col.device0) continue;  // used in place
         for (int b = 0; b < copies; ++b) d.bufs[std::size_t(b) * cols_.size() + c].resize(std::size_t(held) * col.elem_bytes);
         if (!s.streamed && held > 0)
           LP_CUDA(cudaMemcpy(d.bufs[c].get(), static_cast<const char*>(col.host) + std::size_t(d.range.begin) * col.elem_bytes,
@@ -147,7 +151,7 @@ class ShardedBuckets {
         LP_CUDA(cudaEventCreateWithFlags(&d.consumed[b], cudaEventDisableTiming));
       }
     }
-    clock_.create(s.gpus);
+    clock_.create(group_);
   }
 
   // Frees every GPU's buffers and events on that GPU (each handle is null where never made).
@@ -156,7 +160,7 @@ class ShardedBuckets {
     int previous = 0;
     cudaGetDevice(&previous);
     for (int k = 0; k < int(per_.size()); ++k) {
-      cudaSetDevice(k);
+      cudaSetDevice(group_.device(k));
       Dev& d = per_[std::size_t(k)];
       cudaStreamSynchronize(group_.stream(k));
       cudaStreamSynchronize(group_.copy_stream(k));
@@ -181,15 +185,15 @@ class ShardedBuckets {
   void set_local(ScratchFn scratch, LocalFn local, Combine how) {
     local_ = std::move(local);
     how_ = how = resolve(how);
-    for (int k = 0; k < gpus(); ++k) {
-      DeviceScope on(k);
+    for (int k = 0; k < slots(); ++k) {
+      DeviceScope on(group_.device(k));
       Dev& d = per_[std::size_t(k)];
       std::size_t bytes = 0;
       if (how != Combine::CopyOnly && scratch)
         for (std::int64_t c : counts(k)) bytes = std::max(bytes, scratch(c));
       d.scratch.resize(bytes);
       d.out.poison();
-      if (k == 0) d.gather.resize(how == Combine::Ordered ? std::size_t(shape_.m) * std::size_t(gpus() - 1) : 0);
+      if (group_.shard(k) == 0) d.gather.resize(how == Combine::Ordered ? std::size_t(shape_.m) * std::size_t(gpus() - 1) : 0);
       // The poison fill runs on this GPU's legacy stream, which the group's non-blocking streams do
       // not wait for: finish it here, on every GPU (the runner synchronises GPU 0 only).
       LP_CUDA(cudaDeviceSynchronize());
@@ -204,8 +208,8 @@ class ShardedBuckets {
     const Combine how = how_;
     clock_.begin_run(shape_.streamed);
     group_.fork(origin);
-    for (int k = 0; k < gpus(); ++k) {
-      DeviceScope on(k);
+    for (int k = 0; k < slots(); ++k) {
+      DeviceScope on(group_.device(k));
       Dev& d = per_[std::size_t(k)];
       clock_.record(k, PhaseClock::Begin, group_.stream(k));
       if (shape_.streamed) stream_shard(k, how);
@@ -218,7 +222,7 @@ class ShardedBuckets {
       if constexpr (nccl_has_type<T>) {
         if (!nccl_op(Op::name, op)) throw Unsupported(std::string("NCCL has no reduction for '") + Op::name + "'");
         nccl_check(api.GroupStart(), "ncclGroupStart");
-        for (int k = 0; k < gpus(); ++k) {
+        for (int k = 0; k < slots(); ++k) {
           T* b = per_[std::size_t(k)].out.get();
           if (how == Combine::Reduce) nccl_check(api.Reduce(b, b, m, nccl_type<T>(), op, 0, group_.comm(k), group_.stream(k)), "ncclReduce");
           else nccl_check(api.AllReduce(b, b, m, nccl_type<T>(), op, group_.comm(k), group_.stream(k)), "ncclAllReduce");
@@ -228,18 +232,26 @@ class ShardedBuckets {
         throw Unsupported("NCCL has no datatype for these buckets");
       }
     } else if (how == Combine::Ordered && gpus() > 1) {
-      T* gather = per_[0].gather.get();
+      // Shard g > 0 sends its buckets to shard 0, which folds them in shard order: the sends of the
+      // shards this process holds, the receives where it holds shard 0.
+      const int root = group_.slot_of(0);
       nccl_check(api.GroupStart(), "ncclGroupStart");
-      for (int k = 1; k < gpus(); ++k) {
-        nccl_check(api.Send(per_[std::size_t(k)].out.get(), m * sizeof(T), ncclUint8, 0, group_.comm(k), group_.stream(k)), "ncclSend");
-        nccl_check(api.Recv(gather + std::size_t(k - 1) * m, m * sizeof(T), ncclUint8, k, group_.comm(0), group_.stream(0)), "ncclRecv");
+      for (int g = 1; g < gpus(); ++g) {
+        if (const int k = group_.slot_of(g); k >= 0)
+          nccl_check(api.Send(per_[std::size_t(k)].out.get(), m * sizeof(T), ncclUint8, 0, group_.comm(k), group_.stream(k)), "ncclSend");
+        if (root >= 0)
+          nccl_check(api.Recv(per_[std::size_t(root)].gather.get() + std::size_t(g - 1) * m, m * sizeof(T), ncclUint8, g, group_.comm(root),
+                              group_.stream(root)),
+                     "ncclRecv");
       }
       nccl_check(api.GroupEnd(), "ncclGroupEnd");
-      DeviceScope on(0);
-      lp::fold_buckets<Op>(per_[0].out.get(), gather, gpus() - 1, shape_.m, group_.stream(0));
+      if (root >= 0) {
+        DeviceScope on(group_.device(root));
+        lp::fold_buckets<Op>(per_[std::size_t(root)].out.get(), per_[std::size_t(root)].gather.get(), gpus() - 1, shape_.m, group_.stream(root));
+      }
     }
-    for (int k = 0; k < gpus(); ++k) {
-      DeviceScope on(k);
+    for (int k = 0; k < slots(); ++k) {
+      DeviceScope on(group_.device(k));
       clock_.record(k, PhaseClock::End, group_.stream(k));
     }
     group_.join(origin);
@@ -247,21 +259,23 @@ class ShardedBuckets {
   }
 
   // The last run's outcome: "" where it is right, else the first difference. `check` judges a bucket
-  // array ("" or the difference); it sees GPU 0's, and after an all-reduce every GPU's. After
-  // CopyOnly runs, every GPU's last chunk must hold the host's bytes.
+  // array ("" or the difference); it sees shard 0's, and after an all-reduce every shard's (of
+  // this process: in the rank mode each rank checks what it holds, the runner gathers the
+  // outcomes). After CopyOnly runs, every GPU's last chunk must hold the host's bytes.
   std::string validate(const std::function<std::string(const std::vector<T>&)>& check) const {
     if (how_ == Combine::CopyOnly) return copies_arrived();
-    const int holders = how_ == Combine::AllReduce ? gpus() : 1;
-    for (int k = 0; k < holders; ++k) {
-      DeviceScope on(k);
-      if (std::string bad = check(per_[std::size_t(k)].out.download()); !bad.empty()) return k > 0 ? "GPU " + std::to_string(k) + ": " + bad : bad;
+    for (int k = 0; k < slots(); ++k) {
+      const int g = group_.shard(k);
+      if (g != 0 && how_ != Combine::AllReduce) continue;
+      DeviceScope on(group_.device(k));
+      if (std::string bad = check(per_[std::size_t(k)].out.download()); !bad.empty()) return g > 0 ? "GPU " + std::to_string(g) + ": " + bad : bad;
     }
     return "";
   }
 
  private:
   std::string copies_arrived() const {
-    for (int k = 0; k < gpus(); ++k) {
+    for (int k = 0; k < slots(); ++k) {
       const Dev& d = per_[std::size_t(k)];
       const std::int64_t size = d.range.size();
       if (size == 0) continue;
@@ -270,10 +284,10 @@ class ShardedBuckets {
       for (std::size_t c = 0; c < cols_.size(); ++c) {
         const std::size_t bytes = std::size_t(count) * cols_[c].elem_bytes;
         std::vector<char> got(bytes);
-        DeviceScope on(k);
+        DeviceScope on(group_.device(k));
         LP_CUDA(cudaMemcpy(got.data(), device_cols(k, int(last & 1))[c], bytes, cudaMemcpyDeviceToHost));
         if (std::memcmp(got.data(), static_cast<const char*>(cols_[c].host) + std::size_t(begin) * cols_[c].elem_bytes, bytes) != 0)
-          return "GPU " + std::to_string(k) + ": the last chunk of column " + std::to_string(c) + " differs from the host's";
+          return "GPU " + std::to_string(group_.shard(k)) + ": the last chunk of column " + std::to_string(c) + " differs from the host's";
       }
     }
     return "";
@@ -294,10 +308,13 @@ class ShardedBuckets {
       if (ph.transfer_ms > 0) p["transfer_GBps"] = bytes / (ph.transfer_ms * 1e6);
     }
     p["phase_runs"] = ph.runs;
+    if (!ph.local_ms_by_rank.empty()) p["local_ms_by_rank"] = join_ms(ph.local_ms_by_rank);
+    if (!ph.collective_ms_by_rank.empty()) p["collective_ms_by_rank"] = join_ms(ph.collective_ms_by_rank);
     return p;
   }
 
-  int gpus() const { return int(per_.size()); }
+  int gpus() const { return group_.world(); }  // the shards of the world
+  int slots() const { return int(per_.size()); }  // the ones this process holds
 
   // What Combine::Auto is. On two H200s over NVLink (results/h200x2/multi-gpu) ncclReduce took
   // 8.6 us up to m = 4096 where the gather and fold took 11-13 us (and 90-110 us at m = 16), and
@@ -312,12 +329,12 @@ class ShardedBuckets {
   // Throws Unsupported("<what> on <count> inputs: <reason>") where `why` refuses a count some GPU's
   // local step would be called with.
   void require(const std::function<std::string(std::int64_t)>& why, const std::string& what) const {
-    for (int k = 0; k < gpus(); ++k)
+    for (int k = 0; k < slots(); ++k)
       for (std::int64_t c : counts(k))
         if (std::string r = why(c); !r.empty()) throw Unsupported(what + " on " + std::to_string(c) + " inputs: " + r);
   }
 
-  // The input counts GPU k's local step is called with: its shard, or its full and last chunks
+  // The input counts slot k's local step is called with: its shard, or its full and last chunks
   // (a variant's support and scratch may depend on the count).
   std::vector<std::int64_t> counts(int k) const {
     const std::int64_t size = per_[std::size_t(k)].range.size();
@@ -355,7 +372,7 @@ class ShardedBuckets {
       lp::fill_identity<Op>(out, shape_.m, group_.stream(k));
       return;
     }
-    local_(Local{k, std::move(cols), count, out, d.scratch.get(), d.scratch.size(), group_.stream(k)});
+    local_(Local{group_.shard(k), std::move(cols), count, out, d.scratch.get(), d.scratch.size(), group_.stream(k)});
   }
 
   // GPU k's shard in chunks: the copy stream fills one buffer while the compute stream reduces the

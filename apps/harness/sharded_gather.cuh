@@ -7,6 +7,10 @@
 // Timing as ShardedBuckets: run(origin) forks every device's streams from the harness's stream and
 // joins them back, so the harness's one CUDA-event interval brackets every device's work and the
 // gather; the per-device phase events (local step, gather) are read outside the timed region.
+//
+// As ShardedBuckets, it loops over the DeviceGroup's local slots (every GPU in one process, this
+// rank's in the rank mode). Where the parts stay on their GPUs (Leave: what a distributed pipeline
+// consumes), there is no gather and each GPU's part is checked where it is.
 #pragma once
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -77,17 +81,23 @@ class ShardedGather {
   ShardedGather(const ShardedGather&) = delete;
   ShardedGather& operator=(const ShardedGather&) = delete;
 
-  int gpus() const { return int(parts_.size()); }
+  int gpus() const { return int(parts_.size()); }   // the parts of the world
+  int slots() const { return int(per_.size()); }   // the ones this process holds
   const std::vector<Part>& parts() const { return parts_; }
+  const Part& part_of(int k) const { return parts_[std::size_t(group_.shard(k))]; }
+
+  // Whether run() gathers the parts into shard 0's output, or leaves each on its GPU.
+  enum class Outputs { Gather, Leave };
 
   // The local step the next runs use, with its scratch on each GPU. Poison-fills the output, so an
   // element never written shows, and starts the phase statistics afresh.
-  void set_local(const ScratchFn& scratch, LocalFn local) {
+  void set_local(const ScratchFn& scratch, LocalFn local, Outputs outputs = Outputs::Gather) {
     local_ = std::move(local);
-    for (int k = 0; k < gpus(); ++k) {
-      DeviceScope on(k);
+    outputs_ = outputs;
+    for (int k = 0; k < slots(); ++k) {
+      DeviceScope on(group_.device(k));
       Dev& d = per_[std::size_t(k)];
-      d.scratch.resize(scratch && parts_[std::size_t(k)].out.size() > 0 ? scratch(parts_[std::size_t(k)]) : 0);
+      d.scratch.resize(scratch && part_of(k).out.size() > 0 ? scratch(part_of(k)) : 0);
       d.out.poison();
       LP_CUDA(cudaDeviceSynchronize());  // the poison fill is on the legacy stream, not the group's
     }
@@ -99,38 +109,62 @@ class ShardedGather {
     const NcclApi& api = nccl();
     clock_.begin_run(false);
     group_.fork(origin);
-    for (int k = 0; k < gpus(); ++k) {
-      DeviceScope on(k);
+    for (int k = 0; k < slots(); ++k) {
+      DeviceScope on(group_.device(k));
       Dev& d = per_[std::size_t(k)];
-      const Part& p = parts_[std::size_t(k)];
+      const Part& p = part_of(k);
       clock_.record(k, PhaseClock::Begin, group_.stream(k));
       if (p.out.size() > 0)
-        local_(Local{k, device_cols(k), &p, out_of(k), d.scratch.get(), d.scratch.size(), group_.stream(k)});
+        local_(Local{group_.shard(k), device_cols(k), &p, out_of(k), d.scratch.get(), d.scratch.size(), group_.stream(k)});
       clock_.record(k, PhaseClock::Local, group_.stream(k));
     }
-    if (gpus() > 1) {
+    if (gpus() > 1 && outputs_ == Outputs::Gather) {
+      // Part g > 0 goes from its GPU to shard 0's output at its offset: the sends of the parts this
+      // process holds, the receives where it holds shard 0.
+      const int root = group_.slot_of(0);
       nccl_check(api.GroupStart(), "ncclGroupStart");
-      for (int k = 1; k < gpus(); ++k) {
-        const Range& r = parts_[std::size_t(k)].out;
+      for (int g = 1; g < gpus(); ++g) {
+        const Range& r = parts_[std::size_t(g)].out;
         if (r.size() == 0) continue;
         const std::size_t bytes = std::size_t(r.size()) * sizeof(Out);
-        nccl_check(api.Send(per_[std::size_t(k)].out.get(), bytes, ncclUint8, 0, group_.comm(k), group_.stream(k)), "ncclSend");
-        nccl_check(api.Recv(per_[0].out.get() + r.begin, bytes, ncclUint8, k, group_.comm(0), group_.stream(0)), "ncclRecv");
+        if (const int k = group_.slot_of(g); k >= 0)
+          nccl_check(api.Send(per_[std::size_t(k)].out.get(), bytes, ncclUint8, 0, group_.comm(k), group_.stream(k)), "ncclSend");
+        if (root >= 0)
+          nccl_check(api.Recv(per_[std::size_t(root)].out.get() + r.begin, bytes, ncclUint8, g, group_.comm(root), group_.stream(root)),
+                     "ncclRecv");
       }
       nccl_check(api.GroupEnd(), "ncclGroupEnd");
     }
-    for (int k = 0; k < gpus(); ++k) {
-      DeviceScope on(k);
+    for (int k = 0; k < slots(); ++k) {
+      DeviceScope on(group_.device(k));
       clock_.record(k, PhaseClock::End, group_.stream(k));
     }
     group_.join(origin);
     clock_.end_run();
   }
 
-  // GPU 0's gathered output.
-  std::vector<Out> result() const {
-    DeviceScope on(0);
-    return per_[0].out.download();
+  // The last run's outcome against the whole output `want`: "" where it is right, else the first
+  // difference (`mismatch(want, got, offset)` names it). Gathered: shard 0's whole output, where
+  // this process holds it; left on the GPUs: each part this process holds, against its slice.
+  std::string validate(const std::vector<Out>& want,
+                       const std::function<std::string(const std::vector<Out>& want, const std::vector<Out>& got)>& mismatch) const {
+    for (int k = 0; k < slots(); ++k) {
+      const int g = group_.shard(k);
+      DeviceScope on(group_.device(k));
+      const Dev& d = per_[std::size_t(k)];
+      if (outputs_ == Outputs::Gather || gpus() == 1) {
+        if (g == 0)
+          if (std::string bad = mismatch(want, d.out.download()); !bad.empty()) return bad;
+        continue;
+      }
+      const Range& r = parts_[std::size_t(g)].out;
+      std::vector<Out> got = d.out.download();
+      if (g == 0) got = std::vector<Out>(got.begin() + r.begin, got.begin() + r.end);
+      const std::vector<Out> slice(want.begin() + r.begin, want.begin() + r.end);
+      if (std::string bad = mismatch(slice, got); !bad.empty())
+        return "GPU " + std::to_string(g) + "'s part (from index " + std::to_string(r.begin) + "): " + bad;
+    }
+    return "";
   }
 
   // The record's metrics: the group, and the phases of the runs since set_local (medians): local
@@ -142,28 +176,32 @@ class ShardedGather {
     p["local_ms"] = ph.local_ms;
     p["collective_ms"] = ph.collective_ms;
     p["phase_runs"] = ph.runs;
+    if (!ph.local_ms_by_rank.empty()) p["local_ms_by_rank"] = join_ms(ph.local_ms_by_rank);
+    if (!ph.collective_ms_by_rank.empty()) p["collective_ms_by_rank"] = join_ms(ph.collective_ms_by_rank);
+    p["outputs"] = std::string(outputs_ == Outputs::Gather ? "gathered to GPU 0" : "left on each GPU");
     return p;
   }
 
  private:
   struct Dev {
     std::vector<DeviceBuffer<char>> cols;  // the slices (empty where GPU 0 uses a column in place)
-    DeviceBuffer<Out> out;                 // GPU 0: the whole output; GPU k > 0: its part
+    DeviceBuffer<Out> out;                 // shard 0: the whole output; shard g > 0: its part
     DeviceBuffer<char> scratch;
   };
 
-  // GPU 0 uses a column in place where it needs all of it and the point has it there.
+  // Shard 0 of one process uses a column in place where it needs all of it and the point has it
+  // there (on GPU 0, the only device the point knows).
   bool in_place(int k, std::size_t c) const {
-    const Range& r = parts_[std::size_t(k)].cols[c];
-    return k == 0 && cols_[c].device0 && r.begin == 0 && r.end == cols_[c].count;
+    const Range& r = part_of(k).cols[c];
+    return group_.shard(k) == 0 && (group_.ranks() || group_.device(k) == 0) && cols_[c].device0 && r.begin == 0 && r.end == cols_[c].count;
   }
 
   void place() {
-    per_.resize(parts_.size());
-    for (int k = 0; k < gpus(); ++k) {
-      DeviceScope on(k);
+    per_.resize(std::size_t(group_.size()));
+    for (int k = 0; k < slots(); ++k) {
+      DeviceScope on(group_.device(k));
       Dev& d = per_[std::size_t(k)];
-      const Part& p = parts_[std::size_t(k)];
+      const Part& p = part_of(k);
       d.cols.resize(cols_.size());
       for (std::size_t c = 0; c < cols_.size(); ++c) {
         const Range& r = p.cols[c];
@@ -173,9 +211,9 @@ class ShardedGather {
         LP_CUDA(cudaMemcpy(d.cols[c].get(), static_cast<const char*>(cols_[c].host) + std::size_t(r.begin) * e, std::size_t(r.size()) * e,
                            cudaMemcpyHostToDevice));
       }
-      d.out.resize(std::size_t(k == 0 ? n_out_ : p.out.size()));
+      d.out.resize(std::size_t(group_.shard(k) == 0 ? n_out_ : p.out.size()));
     }
-    clock_.create(gpus());
+    clock_.create(group_);
   }
 
   // Never throws (destructor, a lost context): each GPU's buffers are freed on it.
@@ -183,7 +221,7 @@ class ShardedGather {
     int previous = 0;
     cudaGetDevice(&previous);
     for (int k = 0; k < int(per_.size()); ++k) {
-      cudaSetDevice(k);
+      cudaSetDevice(group_.device(k));
       cudaStreamSynchronize(group_.stream(k));
       Dev& d = per_[std::size_t(k)];
       for (auto& b : d.cols) b.reset();
@@ -199,7 +237,7 @@ class ShardedGather {
     for (std::size_t c = 0; c < cols_.size(); ++c) p[c] = in_place(k, c) ? cols_[c].device0 : per_[std::size_t(k)].cols[c].get();
     return p;
   }
-  Out* out_of(int k) { return k == 0 ? per_[0].out.get() + parts_[0].out.begin : per_[std::size_t(k)].out.get(); }
+  Out* out_of(int k) { return group_.shard(k) == 0 ? per_[std::size_t(k)].out.get() + parts_[0].out.begin : per_[std::size_t(k)].out.get(); }
 
   std::vector<Column> cols_;
   std::vector<Part> parts_;
@@ -207,6 +245,7 @@ class ShardedGather {
   DeviceGroup& group_;
   std::vector<Dev> per_;
   LocalFn local_;
+  Outputs outputs_ = Outputs::Gather;
   PhaseClock clock_;
 };
 

@@ -79,6 +79,7 @@ struct Props {
   Result result = Result::LowerA;
   bool looks = false;  // auto_lower / auto_upper: the decision table with the profile (auto_sorted_search.cuh)
   Split split = Split::None;
+  bool gathered = true;  // sharded: the parts gathered into GPU 0's output, or left on their GPUs
 };
 
 // auto_lower / auto_upper's record: the plan (and, where it looked, both columns' profile: profile_
@@ -193,7 +194,9 @@ class SortedSearchPoint final : public harness::TablePoint<Def<T>> {
     };
     std::string bad;
     if (d.props.split != Split::None) {
-      bad = harness::first_mismatch(reference(d.props.result), sharded_->result(), "A", idx);
+      bad = sharded_->validate(reference(d.props.result), [&](const std::vector<std::uint32_t>& want, const std::vector<std::uint32_t>& got) {
+        return harness::first_mismatch(want, got, "A", idx);
+      });
     } else if (d.props.result == Result::Merge) {
       bad = harness::first_mismatch(merged(), out_merge_.download(), "merged", [](T v) {
         std::ostringstream os;
@@ -244,8 +247,11 @@ class SortedSearchPoint final : public harness::TablePoint<Def<T>> {
       const std::int64_t na = std::int64_t(a_.size()), nb = std::int64_t(b_.size());
       std::vector<Gather::Part> parts(std::size_t(sp_.gpus));
       if (d.props.split == Split::MergePath) {
-        const auto cuts = bound == Bounds::Upper ? sortedsearch::merge_path_cuts<Bounds::Upper>(a_.data(), na, b_.data(), nb, sp_.gpus)
-                                                 : sortedsearch::merge_path_cuts<Bounds::Lower>(a_.data(), na, b_.data(), nb, sp_.gpus);
+        // Cuts at multiples of 32 needles (128 bytes of indices): each part's place in GPU 0's
+        // output is then aligned for NCCL's receive (gpu_cuts.hpp says what the exact cuts cost).
+        constexpr std::int64_t kAlign = 32;
+        const auto cuts = bound == Bounds::Upper ? sortedsearch::merge_path_cuts_aligned<Bounds::Upper>(a_.data(), na, b_.data(), nb, sp_.gpus, kAlign)
+                                                 : sortedsearch::merge_path_cuts_aligned<Bounds::Lower>(a_.data(), na, b_.data(), nb, sp_.gpus, kAlign);
         for (std::size_t k = 0; k < parts.size(); ++k) {
           const harness::Range ra{cuts[k].a, cuts[k + 1].a}, rb{cuts[k].b, cuts[k + 1].b};
           parts[k] = {{ra, rb}, ra};
@@ -262,7 +268,8 @@ class SortedSearchPoint final : public harness::TablePoint<Def<T>> {
     }
     ctx_.sharded = sharded_.get();
     sharded_->set_local([](const Gather::Part& p) { return sortedsearch::auto_search_by_size_scratch_bytes<MP<T>, WIN<T>, T>(p.cols[0].size(), p.cols[1].size()); },
-                        bound == Bounds::Upper ? search_part<Bounds::Upper> : search_part<Bounds::Lower>);
+                        bound == Bounds::Upper ? search_part<Bounds::Upper> : search_part<Bounds::Lower>,
+                        d.props.gathered ? Gather::Outputs::Gather : Gather::Outputs::Leave);
   }
   // A GPU's part: auto's search by sizes of its needles in its slice of B, whose first key is B[b.begin].
   template <Bounds B>
@@ -430,9 +437,11 @@ void add_variants(Defs<T>& d) {
        [](Ctx<T>& c) { lp::peers::thrust_merge(c.a, c.na, c.b, c.nb, c.out_merge, c.stream); }},
       {"cub_merge", VariantKind::Peer, "cub::DeviceMerge::MergeKeys of A and B", {Result::Merge}, {}, {},
        [](Ctx<T>& c) { lp::peers::cub_merge(c.a, c.na, c.b, c.nb, c.out_merge, c.scratch, c.scratch_bytes, c.stream); }},
-      {"sharded_lower", VariantKind::Ours, "over the gpus: the merge path of A and B cut into equal diagonals (gpu_cuts.hpp), GPU k runs auto_lower's plan by sizes (no look) on its needles and haystack slice, the parts gathered to GPU 0 (ncclSend/Recv)", {Result::LowerA, false, Split::MergePath}, {}, {},
+      {"sharded_lower", VariantKind::Ours, "over the gpus: the merge path of A and B cut into equal diagonals, each cut moved to a multiple of 32 needles so that the parts land aligned (gpu_cuts.hpp), GPU k runs auto_lower's plan by sizes (no look) on its needles and haystack slice, the parts gathered to GPU 0 (ncclSend/Recv)", {Result::LowerA, false, Split::MergePath}, {}, {},
        [](Ctx<T>& c) { c.sharded->run(c.stream); }},
       {"sharded_upper", VariantKind::Ours, "sharded_lower's cuts and gather for the upper bound (equal keys: B before A on the merge path)", {Result::UpperA, false, Split::MergePath}, {}, {},
+       [](Ctx<T>& c) { c.sharded->run(c.stream); }},
+      {"sharded_lower_local", VariantKind::Ours, "sharded_lower's cuts and local searches with each GPU's indices left on it (no gather): what a distributed pipeline consumes, the local phase alone", {Result::LowerA, false, Split::MergePath, false}, {}, {},
        [](Ctx<T>& c) { c.sharded->run(c.stream); }},
       {"sharded_lower_replicated", VariantKind::Ours, "the alternative: the needles cut into equal parts, the haystack whole on every GPU, auto_lower's plan by sizes on each part, gathered to GPU 0", {Result::LowerA, false, Split::Replicated}, {}, {},
        [](Ctx<T>& c) { c.sharded->run(c.stream); }},

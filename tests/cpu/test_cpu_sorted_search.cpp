@@ -39,11 +39,43 @@ static void check_cuts(const std::vector<T>& a, const std::vector<T>& b, int par
   }
 }
 
+// The aligned cuts: in order, ends as before, every inner cut at a multiple of `align` in A or left
+// exact, the parts within the slack of even, and each part's bounds into its slice equal to the
+// bounds into B.
+template <Bounds B, class T>
+static void check_aligned_cuts(const std::vector<T>& a, const std::vector<T>& b, int parts, std::int64_t align, const char* what) {
+  const std::int64_t na = a.size(), nb = b.size(), n = na + nb, slack = std::max<std::int64_t>(64, n / parts / 64);
+  const auto exact = lp::sortedsearch::merge_path_cuts<B>(a.data(), na, b.data(), nb, parts);
+  const auto cuts = lp::sortedsearch::merge_path_cuts_aligned<B>(a.data(), na, b.data(), nb, parts, align);
+  CHECK_MSG(cuts.front().a == 0 && cuts.front().b == 0 && cuts.back().a == na && cuts.back().b == nb, what << " aligned: the ends");
+  for (int k = 0; k < parts; ++k) {
+    const auto &lo = cuts[std::size_t(k)], &hi = cuts[std::size_t(k) + 1];
+    CHECK_MSG(lo.a <= hi.a && lo.b <= hi.b, what << " aligned parts=" << parts << " k=" << k << ": out of order");
+    if (k > 0) {
+      const auto& e = exact[std::size_t(k)];
+      CHECK_MSG(lo.a % align == 0 || (lo.a == e.a && lo.b == e.b), what << " aligned k=" << k << ": a=" << lo.a << " neither aligned nor exact");
+      CHECK_MSG(std::llabs((lo.a + lo.b) - (e.a + e.b)) <= slack, what << " aligned k=" << k << ": off the diagonal by more than " << slack);
+    }
+    for (std::int64_t i = lo.a; i < hi.a; ++i) {
+      const T* s = b.data() + lo.b;
+      const std::int64_t local = B == Bounds::Lower ? std::lower_bound(s, b.data() + hi.b, a[i]) - s : std::upper_bound(s, b.data() + hi.b, a[i]) - s;
+      const std::int64_t global = B == Bounds::Lower ? std::lower_bound(b.begin(), b.end(), a[i]) - b.begin()
+                                                     : std::upper_bound(b.begin(), b.end(), a[i]) - b.begin();
+      CHECK_MSG(lo.b + local == global, what << " aligned" << (B == Bounds::Lower ? " lower" : " upper") << " parts=" << parts << " i=" << i);
+      if (lo.b + local != global) return;
+    }
+  }
+}
+
 template <class T>
 static void check_all_cuts(const std::vector<T>& a, const std::vector<T>& b, const char* what) {
   for (int parts : {1, 2, 3, 4, 7, 8}) {
     check_cuts<Bounds::Lower>(a, b, parts, what);
     check_cuts<Bounds::Upper>(a, b, parts, what);
+    for (std::int64_t align : {4, 32}) {
+      check_aligned_cuts<Bounds::Lower>(a, b, parts, align, what);
+      check_aligned_cuts<Bounds::Upper>(a, b, parts, align, what);
+    }
   }
 }
 

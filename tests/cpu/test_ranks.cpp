@@ -1,10 +1,17 @@
 // The rank mode's CPU layer (apps/harness/ranks.hpp): the identity each launcher's variables give,
 // and the errors for wrong ones; the bootstrap file's format both ways; rank 0 publishing while the
 // others wait (threads standing in for processes: the protocol is the file's), a stale file of
-// another job replaced under a waiting rank, the time limit, and a file that is no bootstrap file.
+// another job replaced under a waiting rank, the time limit, and a file that is no bootstrap file;
+// the presence files that name a missing rank: never arrived, stale, failed, gone from this host,
+// and the ranks that are not missing (alive, done, removed after a clean exit, another job's file).
 #include <unistd.h>
 
+#include <sys/wait.h>
+
 #include <chrono>
+#include <functional>
+#include <mutex>
+#include <sstream>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -235,6 +242,116 @@ void bootstrap(const TempDir& dir) {
   }
 }
 
+// What a Presence of rank 0 in a world of `world` reports within `wait_s` while `act` plays the
+// other ranks' files: the line, or "".
+std::string missing_within(const TempDir& dir, const std::string& name, int world, double wait_s,
+                           const std::function<void(const std::string& base)>& act) {
+  const std::string base = (fs::path(dir.path) / name).string();
+  std::mutex mu;
+  std::string line;
+  rk::PresenceLimits lim;
+  lim.beat_s = 0.02, lim.arrive_s = 0.4, lim.stale_s = 0.3;
+  {
+    rk::Presence me(base, 0, world, "job", lim, [&](const std::string& l) {
+      std::lock_guard<std::mutex> g(mu);
+      line = l;
+    });
+    act(base);
+    std::this_thread::sleep_for(std::chrono::duration<double>(wait_s));
+  }
+  std::lock_guard<std::mutex> g(mu);
+  return line;
+}
+
+rk::PresenceBeat beat_of(long pid, long long n, const std::string& state = "alive", const std::string& tag = "job") {
+  rk::PresenceBeat b;
+  b.tag = tag;
+  char h[256] = {0};
+  gethostname(h, sizeof h - 1);
+  b.host = h;
+  b.pid = pid;
+  b.beat = n;
+  b.state = state;
+  return b;
+}
+void put(const std::string& path, const rk::PresenceBeat& b) { std::ofstream(path) << rk::encode_beat(b); }
+
+void presence(const TempDir& dir) {
+  {  // the line's format, both ways, and what is not one
+    rk::PresenceBeat b = beat_of(123, 7, "failed");
+    b.why = "VALIDATION FAILED: sharded_auto at m=16\nsecond line";
+    const auto d = rk::decode_beat(rk::encode_beat(b));
+    CHECK(d && d->pid == 123 && d->beat == 7 && d->state == "failed" && d->tag == "job");
+    CHECK_MSG(d && d->why == "VALIDATION FAILED: sharded_auto at m=16 second line", (d ? d->why : std::string("none")));
+    CHECK(!rk::decode_beat("lp-rank-presence v1 tag=job pid=1"));  // half written
+    CHECK(!rk::decode_beat("something else\n"));
+  }
+  // A peer that keeps beating (a thread standing in for the process) is not missing.
+  CHECK_MSG(missing_within(dir, "alive", 2, 0.8, [](const std::string& base) {
+              std::thread([base] {
+                for (int i = 0; i < 50; ++i) {
+                  put(rk::presence_path(base, 1), beat_of(long(getpid()), i));
+                  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                }
+              }).detach();
+            }).empty(), "a beating peer was called missing");
+  // Never arrives: named, with the path.
+  {
+    const std::string l = missing_within(dir, "never", 3, 0.8, [](const std::string& base) { put(rk::presence_path(base, 1), beat_of(long(getpid()), 1, "done")); });
+    CHECK_MSG(l.find("rank 2 never arrived") != std::string::npos && l.find(".rank2") != std::string::npos, l);
+  }
+  // Beats once, then stops (killed on another host: its pid is not ours to ask).
+  {
+    const std::string l = missing_within(dir, "stale", 2, 0.8, [](const std::string& base) {
+      rk::PresenceBeat b = beat_of(long(getpid()), 1);
+      b.host = "another-host";
+      put(rk::presence_path(base, 1), b);
+    });
+    CHECK_MSG(l.find("rank 1 stopped answering") != std::string::npos && l.find("another-host") != std::string::npos, l);
+  }
+  // Says it failed: its reason in the line, at once.
+  {
+    const std::string l = missing_within(dir, "failed", 2, 0.15, [](const std::string& base) {
+      rk::PresenceBeat b = beat_of(long(getpid()), 1, "failed");
+      b.why = "out of memory placing the shard";
+      put(rk::presence_path(base, 1), b);
+    });
+    CHECK_MSG(l.find("rank 1 failed") != std::string::npos && l.find("out of memory placing the shard") != std::string::npos, l);
+  }
+  // Its pid on this host is gone: named within a beat, before it could go stale.
+  {
+    const pid_t child = fork();
+    if (child == 0) _exit(0);
+    waitpid(child, nullptr, 0);
+    const std::string l = missing_within(dir, "gone", 2, 0.15, [child](const std::string& base) { put(rk::presence_path(base, 1), beat_of(long(child), 1)); });
+    CHECK_MSG(l.find("rank 1 (pid " + std::to_string(child) + " on this host) is gone") != std::string::npos, l);
+  }
+  {  // killed but not yet reaped by its parent (a zombie): gone too
+    const pid_t child = fork();
+    if (child == 0) _exit(0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const std::string l = missing_within(dir, "zombie", 2, 0.15, [child](const std::string& base) { put(rk::presence_path(base, 1), beat_of(long(child), 1)); });
+    waitpid(child, nullptr, 0);
+    CHECK_MSG(l.find("rank 1 (pid " + std::to_string(child) + " on this host) is gone") != std::string::npos, l);
+  }
+  // Done, or removed after it was seen: not missing. Another job's file: as if absent (so arrival counts).
+  CHECK(missing_within(dir, "done", 2, 0.8, [](const std::string& base) { put(rk::presence_path(base, 1), beat_of(long(getpid()), 1, "done")); }).empty());
+  CHECK(missing_within(dir, "removed", 2, 0.8, [](const std::string& base) {
+          put(rk::presence_path(base, 1), beat_of(long(getpid()), 1));
+          std::thread([base] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            std::remove(rk::presence_path(base, 1).c_str());
+          }).detach();
+        }).empty());
+  {
+    const std::string l = missing_within(dir, "otherjob", 2, 0.8, [](const std::string& base) { put(rk::presence_path(base, 1), beat_of(long(getpid()), 1, "alive", "old-job")); });
+    CHECK_MSG(l.find("rank 1 never arrived") != std::string::npos, l);
+  }
+  // A done rank's own file goes with it; rank 0's Presence wrote its own while it lived.
+  CHECK(!fs::exists(rk::presence_path((fs::path(dir.path) / "alive").string(), 0)) ||
+        rk::decode_beat([&] { std::ifstream f(rk::presence_path((fs::path(dir.path) / "alive").string(), 0)); std::stringstream t; t << f.rdbuf(); return t.str(); }()));
+}
+
 }  // namespace
 
 int main() {
@@ -243,6 +360,7 @@ int main() {
   {
     const TempDir dir;
     bootstrap(dir);
+    presence(dir);
   }
   return test_summary("test_ranks");
 }

@@ -93,6 +93,15 @@ class PhaseClock {
     std::int64_t runs = 0;
     double local_ms = 0, collective_ms = 0, transfer_ms = 0;
     std::vector<double> local_ms_by_rank, collective_ms_by_rank;  // rank mode only: each rank's own median
+    // What a record says of them (both engines' metrics): the medians, the runs, the ranks' own.
+    void add_to(Params& p) const {
+      if (runs == 0) return;
+      p["local_ms"] = local_ms;
+      p["collective_ms"] = collective_ms;
+      p["phase_runs"] = runs;
+      if (!local_ms_by_rank.empty()) p["local_ms_by_rank"] = join_ms(local_ms_by_rank);
+      if (!collective_ms_by_rank.empty()) p["collective_ms_by_rank"] = join_ms(collective_ms_by_rank);
+    }
   };
   Phases phases(bool transfer) {
     for (std::size_t k = 0; k < marks_.size(); ++k) {

@@ -46,7 +46,6 @@ RankWorld& RankWorld::join(const rk::Identity& id, int device, const Options& o)
   nccl();  // where NCCL cannot be loaded, the one line says so before any rank waits
   auto* w = new RankWorld();
   w->id_ = id;
-  w->device_ = device;
   w->prog_ = o.prog;
   const std::string tag = rk::job_tag(rk::process_env());
   w->path_ = bootstrap_path(o.bootstrap, id.world, tag);
@@ -58,7 +57,7 @@ RankWorld& RankWorld::join(const rk::Identity& id, int device, const Options& o)
   w->presence_ = std::make_unique<rk::Presence>(w->path_, id.rank, id.world, tag, lim,
                                                 [who](const std::string& line) { end_now(who + ": " + line + "; ending this rank", 5); });
   try {
-    w->connect(device);
+    w->connect(device, tag);
   } catch (const std::exception& e) {
     w->presence_->failed(std::string("joining the job failed: ") + e.what());  // its peers end now, naming it
     throw;
@@ -68,32 +67,29 @@ RankWorld& RankWorld::join(const rk::Identity& id, int device, const Options& o)
   return *w;
 }
 
-void RankWorld::connect(int device) {
+void RankWorld::connect(int device, const std::string& tag) {
   const NcclApi& api = nccl();
   const rk::Identity& id = id_;
-  const std::string tag = rk::job_tag(rk::process_env());
-  RankWorld* w = this;
-  const double arrive_s = arrive_s_;
   rk::UniqueId uid{};
   static_assert(sizeof(ncclUniqueId) == rk::kIdBytes, "NCCL's unique id size");
   if (id.rank == 0) {
     ncclUniqueId nid;
     nccl_check(api.GetUniqueId(&nid), "ncclGetUniqueId");
     std::memcpy(uid.data(), &nid, rk::kIdBytes);
-    rk::publish_id(w->path_, uid, id.world, tag);
+    rk::publish_id(path_, uid, id.world, tag);
   } else {
-    uid = rk::await_id(w->path_, id.world, tag, id.rank, arrive_s);
+    uid = rk::await_id(path_, id.world, tag, id.rank, arrive_s_);
   }
   ncclUniqueId nid;
   std::memcpy(&nid, uid.data(), rk::kIdBytes);
   LP_CUDA(cudaSetDevice(device));
   // Waits for every rank: one that never comes is named by the presence watch within arrive_s.
-  nccl_check(api.CommInitRank(&w->comm_, id.world, nid, id.rank), "ncclCommInitRank");
+  nccl_check(api.CommInitRank(&comm_, id.world, nid, id.rank), "ncclCommInitRank");
   // Every rank has read the id by now (none could join without it).
-  if (id.rank == 0) std::remove(w->path_.c_str());
-  LP_CUDA(cudaStreamCreateWithFlags(&w->stream_, cudaStreamNonBlocking));
-  LP_CUDA(cudaMalloc(&w->scratch_, kTextBytes * std::size_t(id.world)));
-  w->group_ = std::make_unique<DeviceGroup>(device, id.rank, id.world, w->comm_);
+  if (id.rank == 0) std::remove(path_.c_str());
+  LP_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  LP_CUDA(cudaMalloc(&scratch_, kTextBytes * std::size_t(id.world)));
+  group_ = std::make_unique<DeviceGroup>(device, id.rank, id.world, comm_);
 }
 
 void RankWorld::barrier(cudaStream_t s) {

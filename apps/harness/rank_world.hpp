@@ -54,11 +54,10 @@ class RankWorld {
 
  private:
   RankWorld() = default;
-  void connect(int device);  // the id through the bootstrap file, then the communicator
+  void connect(int device, const std::string& tag);  // the id through the bootstrap file, then the communicator
   double arrive_s_ = 60;
   lp::harness::ranks::Identity id_;
   std::string path_, prog_;
-  int device_ = 0;
   ncclComm_t comm_ = nullptr;
   cudaStream_t stream_ = nullptr;
   void* scratch_ = nullptr;  // the barrier's and max's device word

@@ -299,17 +299,13 @@ class ShardedBuckets {
     const PhaseClock::Phases ph = clock_.phases(shape_.streamed);
     Params p = group_.describe();
     if (ph.runs == 0) return p;
-    p["local_ms"] = ph.local_ms;
-    p["collective_ms"] = ph.collective_ms;
+    ph.add_to(p);
     if (shape_.streamed) {
       p["transfer_ms"] = ph.transfer_ms;
       double bytes = 0;
       for (const Column& c : cols_) bytes += double(shape_.n) * double(c.elem_bytes);
       if (ph.transfer_ms > 0) p["transfer_GBps"] = bytes / (ph.transfer_ms * 1e6);
     }
-    p["phase_runs"] = ph.runs;
-    if (!ph.local_ms_by_rank.empty()) p["local_ms_by_rank"] = join_ms(ph.local_ms_by_rank);
-    if (!ph.collective_ms_by_rank.empty()) p["collective_ms_by_rank"] = join_ms(ph.collective_ms_by_rank);
     return p;
   }
 

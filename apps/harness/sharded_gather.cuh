@@ -144,7 +144,7 @@ class ShardedGather {
   }
 
   // The last run's outcome against the whole output `want`: "" where it is right, else the first
-  // difference (`mismatch(want, got, offset)` names it). Gathered: shard 0's whole output, where
+  // difference (`mismatch(want, got)` names it, against a slice where it is a part's). Gathered: shard 0's whole output, where
   // this process holds it; left on the GPUs: each part this process holds, against its slice.
   std::string validate(const std::vector<Out>& want,
                        const std::function<std::string(const std::vector<Out>& want, const std::vector<Out>& got)>& mismatch) const {
@@ -173,11 +173,7 @@ class ShardedGather {
     const PhaseClock::Phases ph = clock_.phases(false);
     Params p = group_.describe();
     if (ph.runs == 0) return p;
-    p["local_ms"] = ph.local_ms;
-    p["collective_ms"] = ph.collective_ms;
-    p["phase_runs"] = ph.runs;
-    if (!ph.local_ms_by_rank.empty()) p["local_ms_by_rank"] = join_ms(ph.local_ms_by_rank);
-    if (!ph.collective_ms_by_rank.empty()) p["collective_ms_by_rank"] = join_ms(ph.collective_ms_by_rank);
+    ph.add_to(p);
     p["outputs"] = std::string(outputs_ == Outputs::Gather ? "gathered to GPU 0" : "left on each GPU");
     return p;
   }

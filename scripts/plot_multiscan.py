@@ -34,6 +34,7 @@ STYLE = {  # solid = ours, dashed = peer, dash-dot = CPU
     "auto": ("auto (ours: picks by m)", "tab:red", "o", "-"),
     "single_pass": ("single_pass (ours: look-back over m-vectors)", "tab:orange", "s", "-"),
     "register_scan": ("register_scan (ours: bucket sums in registers, m <= 16)", "#ffbb78", "v", "-"),
+    "perthread_scan": ("perthread_scan (ours: a bucket column a thread in shared memory, m <= 64)", "#ff9896", "*", "-"),
     "relabel": ("relabel (ours: dense labels, then single_pass)", "#98df8a", ">", "-"),
     "partitioned": ("partitioned (ours: one partition pass, single_pass per partition)", "#c5b0d5", "P", "-"),
     "vector_scan": ("vector_scan (5.1, m-vectors)", "#aec7e8", "x", "-"),

@@ -80,7 +80,7 @@ VARIANTS = {
                     "minimal", "global_noncomm", "global_noncomm_sorted", "shared_perthread_noncomm", "shared_perthread_comm",
                     "sort_global", "sort_shared", "sort_shared_transposed", "global_atomics", "cub_sort_reduce_by_key",
                     "thrust_sort_reduce_by_key", "thrust_reduce_by_key_sorted", "thrust_scan_by_key_sorted", "cub_histogram_even"],
-    "multiscan": ["auto", "partitioned", "register_scan", "relabel", "single_pass", "vector_scan", "seq_global", "seq_shared",
+    "multiscan": ["auto", "partitioned", "perthread_scan", "register_scan", "relabel", "single_pass", "vector_scan", "seq_global", "seq_shared",
                   "sheffler_global", "sheffler_global_corrected", "sheffler_shared", "sheffler_shared_corrected", "sort_global",
                   "sort_global_pairs", "sort_shared", "cub_sort_scan_by_key", "thrust_scan_by_key_sorted"],
     "histogram": ["block_privatized", "cluster_privatized", "multireduce_shared", "auto", "cub_histogram_even", "podlozhnyuk64",

@@ -4,6 +4,7 @@
 #include "kernels/multiscan/auto_rule.hpp"
 #include "kernels/multiscan/cub_sort_scan.cuh"
 #include "kernels/multiscan/partitioned.cuh"
+#include "kernels/multiscan/perthread_scan.cuh"
 #include "kernels/multiscan/register_scan.cuh"
 #include "kernels/multiscan/relabel.cuh"
 #include "kernels/multiscan/single_pass.cuh"
@@ -30,6 +31,7 @@ ar::Sizes sizes_of(const Ctx<Op>& c) {
   s.value_bytes = sizeof(T);
   s.sort_shared_bytes = double(ms::sort_shared_partials_bytes<Op>(c.n, c.m, c.tune));
   s.register_scan = ms::register_scan_unsupported(c.n, c.m, sizeof(T)).empty();
+  s.perthread_scan = ms::perthread_scan_unsupported(c.n, c.m, sizeof(T), c.tune).empty();
   s.single_pass = ms::single_pass_unsupported(c.n, c.m, sizeof(T), c.tune).empty();
   s.partitioned = ms::partitioned_unsupported(c.n, c.m, sizeof(T), c.tune).empty();
   s.sort_shared = ms::sort_shared_unsupported<Op>(c.n, c.m, c.tune).empty();
@@ -44,6 +46,7 @@ std::size_t plan_scratch(Plan r, const Ctx<Op>& c) {
   using T = typename Op::value_type;
   switch (r) {
     case Plan::RegisterScan: return ms::register_scan_scratch_bytes<T>(c.n, c.m);
+    case Plan::PerthreadScan: return ms::perthread_scan_scratch_bytes<T>(c.n, c.m);
     case Plan::SinglePass: return ms::single_pass_scratch_bytes<T>(c.n, c.m, c.tune);
     case Plan::SortShared: return ms::sort_shared_scratch_bytes<Op>(c.n, c.m, c.tune);
     case Plan::Partitioned: return ms::partitioned_scratch_bytes<T>(c.n, c.m, c.tune);
@@ -59,6 +62,7 @@ template <class Op>
 void run_plan(Plan r, const Ctx<Op>& c, cudaStream_t s, std::size_t bytes) {
   switch (r) {
     case Plan::RegisterScan: return ms::register_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, s);
+    case Plan::PerthreadScan: return ms::perthread_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, s);
     case Plan::SinglePass: return ms::single_pass<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, s);
     case Plan::SortShared: return ms::sort_shared<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, s);
     case Plan::Partitioned: return ms::partitioned<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, s);
@@ -94,7 +98,10 @@ void add_modern_variants(Defs<Op>& d) {
   using harness::VariantKind;
   using T = typename Op::value_type;
   d.add({"auto", VariantKind::Ours,
-         "ours: register_scan at m = 1 (up to 8 over few inputs), single_pass up to 2048, CUB's sort + scan-by-key over 2^18 inputs or more "
+         "ours: perthread_scan from m = 3 (4-byte values; from m = 2 over 2^20 inputs or more) and at every m it takes with 8-byte values "
+         "below 2^21 inputs, from 2^25 inputs and m = 4 an input profile on the device sending labels one to a warp to single_pass; "
+         "register_scan at m = 1 and 2 otherwise (8-byte values from 2^21 inputs: single_pass), single_pass up to 2048, "
+         "CUB's sort + scan-by-key over 2^18 inputs or more "
          "where m >= 2^17 and n < 16 m (and where m > 2048 over up to 4608 inputs, from 2561 with 4-byte values, and 8-byte values "
          "beyond 640 K labels), sort_shared over 4096 to 65536 "
          "inputs where m > 2048 while its blocks' bucket sets stay within 3 MB, partitioned beyond 2048 (where it runs); where it "
@@ -115,6 +122,14 @@ void add_modern_variants(Defs<Op>& d) {
          [](const auto& c) { return ms::partitioned_unsupported(c.n, c.m, sizeof(T), c.tune); },
          [](const auto& c) { return ms::partitioned_scratch_bytes<T>(c.n, c.m, c.tune); },
          [](Ctx<Op>& c) { ms::partitioned<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, c.stream); }});
+  d.add({"perthread_scan", VariantKind::Ours,
+         "ours (m <= 64, 8-byte values 32): each thread multiscans 16 (8-byte values: 8) consecutive inputs into its own column of "
+         "bucket sums in shared memory (one read and write an input, whatever m), the block scans the m rows of columns, tiles of "
+         "256 threads exchange m-vectors through single_pass's look-back",
+         {Output::Results, false},
+         [](const auto& c) { return ms::perthread_scan_unsupported(c.n, c.m, sizeof(T), c.tune); },
+         [](const auto& c) { return ms::perthread_scan_scratch_bytes<T>(c.n, c.m); },
+         [](Ctx<Op>& c) { ms::perthread_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, c.stream); }});
   d.add({"register_scan", VariantKind::Ours,
          "ours (m <= 16): each thread multiscans 16 (8-byte values: 8) consecutive inputs with its bucket sums in registers, "
          "the block scans the m-vectors with shuffles, tiles of 256 threads exchange them through single_pass's look-back",

@@ -11,9 +11,9 @@
 
 namespace lp::multiscan::auto_rule {
 
-enum class Plan : unsigned { RegisterScan, SinglePass, Partitioned, SortShared, SortGlobal, Relabel, Cub, Count };
+enum class Plan : unsigned { RegisterScan, SinglePass, Partitioned, SortShared, SortGlobal, Relabel, Cub, PerthreadScan, Count };
 inline const char* name(Plan p) {
-  constexpr const char* kNames[] = {"register_scan", "single_pass", "partitioned", "sort_shared", "sort_global", "relabel", "cub_sort_scan_by_key"};
+  constexpr const char* kNames[] = {"register_scan", "single_pass", "partitioned", "sort_shared", "sort_global", "relabel", "cub_sort_scan_by_key", "perthread_scan"};
   return unsigned(p) < unsigned(Plan::Count) ? kNames[unsigned(p)] : "?";
 }
 
@@ -31,13 +31,35 @@ struct Sizes {
   bool sort_global = false;  // n within its int counts
   bool relabel = false;
   bool cub = false;          // CUB's sort + scan-by-key (n within its int counts)
-  bool unused[1] = {};
+  bool perthread_scan = false;
 };
 static_assert(sizeof(Sizes) == 8 + 8 + 4 + 4 + 8, "Sizes has no padding");
 
-// register_scan only at m = 1: its tiles fold m-vectors (H100, n = 2^26 int32: 0.44 ms against
+// register_scan only at m = 1 (4-byte values): its tiles fold m-vectors (H100, n = 2^26 int32: 0.44 ms against
 // single_pass's 0.47 at m = 1, 0.62 against 0.46-0.55 at m = 4).
 constexpr std::uint32_t kRegisterScanMaxM = 1;
+// perthread_scan (a column of buckets a thread in shared memory, its work an input independent of
+// m) up to its limit of 64 labels (32 with 8-byte values), fitted on the H200 probe
+// (configs/multiscan/probe_perthread_scan.json, results/h200/multiscan/probe_perthread_scan.json:
+// n = 2^12..2^26, uniform, zipf, runs and sorted labels). With 4-byte values: from 3 labels at any
+// n (n = 2^26 uniform m = 4..64: 0.44-0.66 ms against single_pass's 0.49-0.74; 2^23: 1.09-1.34x
+// ahead; 2^12-2^20: 1.0-1.8x ahead of both others), from 2 labels over 2^20 inputs or more (2^26:
+// 0.39 against register_scan's 0.44; below 2^20 register_scan is 1.03-1.08x ahead); register_scan
+// keeps one label (1.08-1.17x ahead). With 8-byte values: below 2^21 inputs at every m it takes
+// (2^20 int64: 0.032-0.037 ms against single_pass's 0.034-0.040 and register_scan's 0.035-0.072; one
+// label 1.23x ahead of register_scan), single_pass from 2^21 (2^23: perthread 1.00-1.22x, register_scan
+// 1.06-3.4x behind it; 2^26: 1.21-1.38x and 1.32-4.3x behind).
+constexpr std::uint32_t kPerthreadMinM4 = 3;
+constexpr std::int64_t kPerthreadM2MinN = std::int64_t(1) << 20;
+constexpr std::int64_t kSmallM8SinglePassN = std::int64_t(1) << 21;
+// Labels that arrive one to a warp (sorted, long runs, one label) where perthread_scan takes them:
+// single_pass's warps then scan a bucket with one shuffle scan and no match.any (n = 2^26 sorted,
+// m = 4..64: 0.41-0.44 ms against perthread_scan's 0.44-0.66, 1.07-1.5x), while perthread_scan's
+// columns cost the same on any labels. Looked at from 2^25 inputs, where the look's 11-19 us are at
+// most 5% of perthread_scan's time (at 2^22 a third of it).
+constexpr std::int64_t kWarpUniformLookMinN = std::int64_t(1) << 25;
+constexpr std::uint32_t kWarpUniformMinM = 4;
+constexpr double kWarpUniformRuns = 1.25;
 // Over few inputs register_scan's tiles win at small m too, where single_pass's look-back set-up is
 // the whole time (regret fitting draw, n < 2^17, m = 2..8: 6.8-11.9 us against 14-21).
 constexpr std::int64_t kRegisterSmallN = std::int64_t(1) << 17;
@@ -122,8 +144,20 @@ LP_HD bool sparse_labels(const Sizes& s) {
   return s.m > kPartitionedAboveM && double(s.n) < kPartitionedMinPerLabel * double(s.m) && s.sort_global;
 }
 
+LP_HD bool perthread_region(const Sizes& s) {
+  if (!s.perthread_scan) return false;
+  if (s.value_bytes == 8) return s.n < kSmallM8SinglePassN;
+  return s.m >= kPerthreadMinM4 || (s.m == 2 && s.n >= kPerthreadM2MinN);
+}
+
 LP_HD Plan by_size(const Sizes& s) {
-  if (s.register_scan && (s.m <= kRegisterScanMaxM || (s.n < kRegisterSmallN && s.m <= kRegisterSmallMaxM))) return Plan::RegisterScan;
+  if (perthread_region(s)) return Plan::PerthreadScan;
+  // 8-byte values over many inputs: single_pass at one label too (n = 2^23 int64: 0.140 ms against
+  // register_scan's 0.196; 2^26: 0.91 against 1.37).
+  if (s.value_bytes == 8 && s.m <= kRegisterScanMaxM && s.n >= kSmallM8SinglePassN && s.single_pass) return Plan::SinglePass;
+  // Two labels of 4-byte values below kPerthreadM2MinN inputs (or wherever perthread_scan does not run).
+  const bool two4 = s.m == 2 && s.value_bytes == 4;
+  if (s.register_scan && (s.m <= kRegisterScanMaxM || two4 || (s.n < kRegisterSmallN && s.m <= kRegisterSmallMaxM))) return Plan::RegisterScan;
   if (cub_region(s)) return Plan::Cub;
   if (sort_shared_small(s)) return Plan::SortShared;
   if (sparse_labels(s)) return Plan::SortGlobal;
@@ -144,8 +178,12 @@ LP_HD bool may_hot(const Sizes& s) {
   return s.m >= kLookFromM && s.m <= kSortSharedHotMaxM && by_size(s) == Plan::SortGlobal && s.sort_shared;
 }
 
+LP_HD bool may_warp_uniform(const Sizes& s) {
+  return s.n >= kWarpUniformLookMinN && s.m >= kWarpUniformMinM && s.single_pass && by_size(s) == Plan::PerthreadScan;
+}
+
 LP_HD bool needs_look(const Sizes& s) {
-  return s.n >= kLookMinN && (may_relabel(s) || may_relabel_sparse(s) || may_spread(s) || may_hot(s));
+  return s.n >= kLookMinN && (may_relabel(s) || may_relabel_sparse(s) || may_spread(s) || may_hot(s) || may_warp_uniform(s));
 }
 
 // Where relabel would take labels that arrive sorted or in runs but many are present (beyond
@@ -162,6 +200,7 @@ LP_HD bool sorted_labels(const profile::Profile& p) { return p.sorted >= kSorted
 
 LP_HD Plan decide(const Sizes& s, const profile::Profile& p) {
   if (!needs_look(s)) return by_size(s);
+  if (may_warp_uniform(s)) return p.warp_runs <= kWarpUniformRuns ? Plan::SinglePass : Plan::PerthreadScan;
   if ((may_relabel(s) || may_relabel_sparse(s)) && p.distinct <= kRelabelDistinct) return Plan::Relabel;
   if (may_cub_ordered(s) && (sorted_labels(p) || (p.warp_runs <= kRunsWarpRuns && s.m >= kCubMinM))) return Plan::Cub;
   if (may_relabel(s) && p.warp_runs <= kRunsWarpRuns) return Plan::Relabel;
@@ -175,7 +214,7 @@ LP_HD bool possible(const Sizes& s, Plan q) {
   if (q == by_size(s)) return true;
   if (!needs_look(s)) return false;
   return (q == Plan::Relabel && (may_relabel(s) || may_relabel_sparse(s))) || (q == Plan::Cub && may_cub_ordered(s)) || (q == Plan::SortShared && may_hot(s)) ||
-         (q == Plan::SinglePass && may_spread(s));
+         (q == Plan::SinglePass && (may_spread(s) || may_warp_uniform(s)));
 }
 
 struct Rule {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "../common/cuda_check.cuh"
 #include "../multireduce/common.cuh"
@@ -73,6 +74,37 @@ __device__ __forceinline__ void prefetch_tile_l2(const std::uint32_t* labels, co
 // once (sm_count x blocks per SM), at least one.
 inline std::int64_t lookahead_tiles(int resident_per_sm, double fraction) {
   return std::max<std::int64_t>(1, std::int64_t(fraction * multireduce::sm_count() * resident_per_sm));
+}
+
+// Loads a thread's ITEMS consecutive elements (register_scan, perthread_scan): 16-byte loads where the whole run lies inside the
+// input (its start is 64-byte aligned), else one guarded load each.
+template <class T, int ITEMS>
+__device__ __forceinline__ void load_run(const T* __restrict__ p, std::int64_t start, std::int64_t n, T fill, T (&x)[ITEMS]) {
+  if (start + ITEMS <= n) {
+    constexpr int vecs = ITEMS * int(sizeof(T)) / 16;
+    uint4 w[vecs];
+#pragma unroll
+    for (int k = 0; k < vecs; ++k) w[k] = __ldg(reinterpret_cast<const uint4*>(p + start) + k);
+    memcpy(x, w, sizeof(w));
+  } else {
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) x[k] = start + k < n ? multireduce::ldg_any(p + start + k) : fill;
+  }
+}
+
+template <class T, int ITEMS>
+__device__ __forceinline__ void store_run(T* __restrict__ p, std::int64_t start, std::int64_t n, const T (&x)[ITEMS]) {
+  if (start + ITEMS <= n) {
+    constexpr int vecs = ITEMS * int(sizeof(T)) / 16;
+    uint4 w[vecs];
+    memcpy(w, x, sizeof(w));
+#pragma unroll
+    for (int k = 0; k < vecs; ++k) reinterpret_cast<uint4*>(p + start)[k] = w[k];
+  } else {
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k)
+      if (start + k < n) p[start + k] = x[k];
+  }
 }
 
 // One 32-input step of a warp that scans its inputs in order: lanes with equal labels (match.any)

@@ -14,20 +14,13 @@ namespace lp::multiscan {
 
 namespace register_scan_detail {
 
-constexpr int kThreads = 256, kWarps = kThreads / 32;
+constexpr int kThreads = single_pass_detail::kRunThreads, kWarps = kThreads / 32;
 constexpr std::uint32_t kMaxM = 16;
 
 // The L2 prefetch's distance as a fraction of the resident tiles (132 SMs x 3 blocks on the H100:
 // 99 tiles, 3.2 MB ahead). Measured at m = 1 (results/h100/multiscan/probes/lookahead_m1_*.json): 0.435-0.439 ms
 // without, 0.388-0.390 at 1/4 and 1/2, 0.41 at 1, 0.53 at 3/2 (prefetched lines evicted unused).
 constexpr double kLookahead = 0.25;
-
-// Inputs per thread: 16 four-byte values (64 B, four 16-byte loads) or 8 eight-byte ones, so that
-// the bucket sums, labels and values of m = 16 stay in registers.
-template <class T>
-constexpr int items() {
-  return sizeof(T) == 4 ? 16 : 8;
-}
 
 // The bucket count the kernel is built for: the power of two at or above m.
 inline int width_for(std::uint32_t m) {
@@ -36,41 +29,7 @@ inline int width_for(std::uint32_t m) {
   return k;
 }
 
-inline std::int64_t tiles_for(std::int64_t n, std::size_t value_bytes) {
-  const int per = value_bytes == 4 ? 16 : 8;
-  return ceil_div(std::max<std::int64_t>(n, 1), std::int64_t(kThreads) * per);
-}
-
-// Loads a thread's ITEMS consecutive elements: 16-byte loads where the whole run lies inside the
-// input (its start is 64-byte aligned), else one guarded load each.
-template <class T, int ITEMS>
-__device__ __forceinline__ void load_run(const T* __restrict__ p, std::int64_t start, std::int64_t n, T fill, T (&x)[ITEMS]) {
-  if (start + ITEMS <= n) {
-    constexpr int vecs = ITEMS * int(sizeof(T)) / 16;
-    uint4 w[vecs];
-#pragma unroll
-    for (int k = 0; k < vecs; ++k) w[k] = __ldg(reinterpret_cast<const uint4*>(p + start) + k);
-    memcpy(x, w, sizeof(w));
-  } else {
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) x[k] = start + k < n ? multireduce::ldg_any(p + start + k) : fill;
-  }
-}
-
-template <class T, int ITEMS>
-__device__ __forceinline__ void store_run(T* __restrict__ p, std::int64_t start, std::int64_t n, const T (&x)[ITEMS]) {
-  if (start + ITEMS <= n) {
-    constexpr int vecs = ITEMS * int(sizeof(T)) / 16;
-    uint4 w[vecs];
-    memcpy(w, x, sizeof(w));
-#pragma unroll
-    for (int k = 0; k < vecs; ++k) reinterpret_cast<uint4*>(p + start)[k] = w[k];
-  } else {
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k)
-      if (start + k < n) p[start + k] = x[k];
-  }
-}
+using single_pass_detail::run_tiles;
 
 // M: the bucket count built for (m <= M; labels are below m, so buckets m..M-1 stay empty).
 template <class Op, int M>
@@ -81,9 +40,10 @@ __global__ void __launch_bounds__(kThreads) register_scan_kernel(const std::uint
                                                                   typename Op::value_type* prefixes, unsigned long long* words,
                                                                   const std::uint32_t* __restrict__ map, std::int64_t ahead) {
   using T = typename Op::value_type;
-  constexpr int ITEMS = items<T>();
+  constexpr int ITEMS = single_pass_detail::run_items<T>();  // 16 or 8: the sums, labels and values of m = 16 stay in registers
   __shared__ T warp_sums[kWarps][M];
   __shared__ T agg[M], pre[M];
+  __shared__ T fold_parts[kThreads];  // exchange_prefix's, m <= kThreads / 2
   __shared__ unsigned shared_word[2];
   const int w = threadIdx.x / 32, lane = threadIdx.x & 31;
 
@@ -137,7 +97,7 @@ __global__ void __launch_bounds__(kThreads) register_scan_kernel(const std::uint
     agg[threadIdx.x] = a;
   }
   __syncthreads();
-  single_pass_detail::exchange_prefix<Op>(tile, tile == 0, m, agg, pre, status, aggregates, prefixes, words, shared_word);
+  single_pass_detail::exchange_prefix<Op>(tile, tile == 0, m, agg, pre, status, aggregates, prefixes, words, shared_word, fold_parts);
 
 #pragma unroll
   for (int b = 0; b < M; ++b) {
@@ -164,14 +124,12 @@ __global__ void __launch_bounds__(kThreads) register_scan_kernel(const std::uint
 inline std::string register_scan_unsupported(std::int64_t n, std::uint32_t m, std::size_t value_bytes) {
   using namespace register_scan_detail;
   if (m > kMaxM) return "m = " + std::to_string(m) + ": register_scan keeps at most " + std::to_string(kMaxM) + " bucket sums in registers";
-  if (n > (std::int64_t(1) << 31) * kThreads * 8) return "n too large for 32-bit tile numbers";
-  if (2 * std::size_t(tiles_for(n, value_bytes)) * m * value_bytes > single_pass_detail::kMaxVectorBytes) return "the tiles' vectors exceed 4 GiB";
-  return "";
+  return single_pass_detail::run_tiles_unsupported(n, m, value_bytes);
 }
 
 template <class T>
 std::size_t register_scan_scratch_bytes(std::int64_t n, std::uint32_t m) {
-  return single_pass_detail::look_back_bytes<T>(register_scan_detail::tiles_for(n, sizeof(T)), m);
+  return single_pass_detail::run_tiles_scratch_bytes<T>(n, m);
 }
 
 // `map` non-null: each label is read through it (m is then the number of dense labels).
@@ -181,7 +139,7 @@ void register_scan(const std::uint32_t* labels, const typename Op::value_type* v
   using T = typename Op::value_type;
   using namespace register_scan_detail;
   if (n <= 0) return;
-  const std::int64_t tiles = tiles_for(n, sizeof(T));
+  const std::int64_t tiles = run_tiles(n, sizeof(T));
   const auto x = single_pass_detail::look_back_state<T>(scratch, tiles, m, stream);
   auto run = [&](auto kernel) {
     const std::int64_t ahead = lookahead_tiles(lp::max_active_blocks(reinterpret_cast<const void*>(kernel), kThreads, 0), kLookahead);

@@ -332,6 +332,47 @@ void test_multiscan_rule() {
   CHECK(ar::by_size(s) == P::SinglePass);
   s.n = ar::kRegisterSmallN, s.m = ar::kRegisterSmallMaxM;
   CHECK(ar::by_size(s) == P::SinglePass);
+  // perthread_scan: 4-byte values from 3 labels at any n and from 2 over kPerthreadM2MinN inputs
+  // (register_scan below, and at one label); 8-byte values below kSmallM8SinglePassN inputs, single_pass
+  // from there at every m up to 64 (one label too); from kWarpUniformLookMinN inputs and 4 labels the
+  // look sends labels one to a warp to single_pass.
+  {
+    ar::Sizes q;
+    q.register_scan = q.single_pass = q.partitioned = q.sort_shared = q.sort_global = q.relabel = q.cub = q.perthread_scan = true;
+    q.n = 4096, q.m = 1;
+    CHECK(ar::by_size(q) == P::RegisterScan);
+    q.m = 2;
+    CHECK(ar::by_size(q) == P::RegisterScan);
+    q.n = ar::kPerthreadM2MinN - 1;
+    CHECK(ar::by_size(q) == P::RegisterScan);
+    q.n = ar::kPerthreadM2MinN;
+    CHECK(ar::by_size(q) == P::PerthreadScan);
+    q.n = 4096, q.m = ar::kPerthreadMinM4;
+    CHECK(ar::by_size(q) == P::PerthreadScan && !ar::needs_look(q));
+    q.m = 64, q.n = std::int64_t(1) << 30;
+    CHECK(ar::by_size(q) == P::PerthreadScan && ar::needs_look(q));
+    q.perthread_scan = false;  // beyond its limit (65 labels) or a tuning it does not take
+    CHECK(ar::by_size(q) == P::SinglePass && !ar::needs_look(q));
+    q.perthread_scan = true, q.m = 2, q.n = std::int64_t(1) << 30;
+    CHECK(ar::by_size(q) == P::PerthreadScan && !ar::needs_look(q));  // the look from kWarpUniformMinM labels
+    q.m = ar::kWarpUniformMinM, q.n = ar::kWarpUniformLookMinN - 1;
+    CHECK(ar::by_size(q) == P::PerthreadScan && !ar::needs_look(q));
+    q.n = ar::kWarpUniformLookMinN;
+    CHECK(ar::needs_look(q) && ar::possible(q, P::SinglePass) && ar::possible(q, P::PerthreadScan));
+    pf::Profile u = spread();
+    u.warp_runs = ar::kWarpUniformRuns;
+    CHECK(ar::decide(q, u) == P::SinglePass);
+    u.warp_runs = ar::kWarpUniformRuns + 0.01;
+    CHECK(ar::decide(q, u) == P::PerthreadScan);
+    q.value_bytes = 8, q.m = 1, q.n = ar::kSmallM8SinglePassN - 1;
+    CHECK(ar::by_size(q) == P::PerthreadScan);
+    q.n = ar::kSmallM8SinglePassN;
+    CHECK(ar::by_size(q) == P::SinglePass && !ar::needs_look(q));
+    q.m = 32;
+    CHECK(ar::by_size(q) == P::SinglePass);
+    q.single_pass = false, q.m = 1;
+    CHECK(ar::by_size(q) == P::RegisterScan);
+  }
   // Few inputs over many labels: CUB's sort up to kCubSmallMaxN inputs (4-byte values from
   // kCubSmallMinN4, below which sort_global's one tile stays); sort_shared from kSortSharedSmallMinN to kSortSharedSmallMaxN
   // inputs while its blocks' sets stay within kSortSharedSmallBytes.
@@ -676,7 +717,7 @@ void test_possible() {
   check_possible<lp::multiscan::auto_rule::Sizes>("multiscan", [](harness::Rng& r) {
     lp::multiscan::auto_rule::Sizes s;
     s.n = draw_n(r), s.m = draw_m(r), s.register_scan = coin(r), s.single_pass = coin(r), s.partitioned = coin(r), s.sort_shared = coin(r);
-    s.sort_global = coin(r), s.relabel = coin(r), s.cub = s.sort_global && coin(r);
+    s.sort_global = coin(r), s.relabel = coin(r), s.cub = s.sort_global && coin(r), s.perthread_scan = coin(r);
     s.value_bytes = coin(r) ? 4 : 8, s.sort_shared_bytes = r.unit() * 6e6;
     return s;
   });

@@ -93,6 +93,10 @@ int main() {
     if (!quick && (op == "affine" || (op == "add" && type == "int32")))
       for (const auto& k : knobs)
         for (const auto& c : kKnobCases) jobs.push_back({c, op, type, k});
+    // perthread_scan's columns over several tiles in the quick form too (the sanitizers run it): m
+    // not a power of two, the 4-byte limit, one past the 8-byte one, a partial last tile.
+    for (const LabelCase& c : std::vector<LabelCase>{{(1 << 16) + 5, 17, "zipf"}, {3 * 4096 + 1, 2, "uniform"}, {(1 << 17) + 3, 64, "uniform"}, {5 * 4096 + 1, 33, "runs"}})
+      jobs.push_back({c, op, type, {}});
     // Small m at sizes of many tiles (register_scan's 4096-input tiles: the last one partial or
     // whole), where the L2 lookahead (prefetch_l2) reaches past the end; single_pass capped at
     // one and three blocks per SM there.

@@ -40,7 +40,7 @@ static_assert(sizeof(Sizes) == 8 + 8 + 4 + 4 + 8, "Sizes has no padding");
 constexpr std::uint32_t kRegisterScanMaxM = 1;
 // perthread_scan (a column of buckets a thread in shared memory, its work an input independent of
 // m) up to its limit of 64 labels (32 with 8-byte values), fitted on the H200 probe
-// (configs/multiscan/probe_perthread_scan.json, results/h200/multiscan/probe_perthread_scan.json:
+// (configs/multiscan/probe_perthread_scan.json, results/h200/multiscan/probe_perthread_scan.json.gz:
 // n = 2^12..2^26, uniform, zipf, runs and sorted labels). With 4-byte values: from 3 labels at any
 // n (n = 2^26 uniform m = 4..64: 0.44-0.66 ms against single_pass's 0.49-0.74; 2^23: 1.09-1.34x
 // ahead; 2^12-2^20: 1.0-1.8x ahead of both others), from 2 labels over 2^20 inputs or more (2^26:

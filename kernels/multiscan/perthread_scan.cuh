@@ -1,7 +1,7 @@
 // Beyond the thesis: seq_shared's per-thread bucket sets (thesis 4.3.6's layout, Fig B.2: bucket b
 // of thread t in one shared-memory column) inside register_scan's single-pass tile, for m up to 64.
 // register_scan pays one compare and select per bucket and input, twice (m = 16 uniform int32 on the
-// H200: 1.69 ms against the copy's 0.19, results/h200/multiscan/ceiling_rows.json), and single_pass
+// H200: 1.69 ms against the copy's 0.19, results/h200/multiscan/ceiling_rows_before.json), and single_pass
 // a warp-wide ordered scan (match.any, pointer jumping, a shared-memory round trip) per 32-input step
 // (0.61 ms). Here each thread owns ITEMS consecutive inputs read with 16-byte loads and folds each
 // into its own column with one shared-memory read and write, whatever m; the block then scans the m
@@ -31,15 +31,12 @@ inline std::uint32_t max_m(std::size_t value_bytes) { return value_bytes == 4 ? 
 // The register cap by default (blocks_per_sm = 0): three blocks an SM with 4-byte values (80
 // registers, no spills; four blocks, 64 registers, spill 256 bytes a thread), four with 8-byte ones
 // (64 registers, no spills; their 8 inputs a thread leave fewer live). Uncapped, the 4-byte kernel
-// took 96 registers and two blocks an SM fitted (23% occupancy; m = 16 uniform int32 0.80 ms
-// against single_pass's 0.61, results/h200/multiscan/profiles/).
+// took 96 registers and two blocks an SM fitted (n = 2^26 uniform int32: 0.48 ms at m = 2 and 0.71
+// at m = 16 against 0.39 and 0.59 at three blocks, results/h200/multiscan/probes/probe_perthread_blocks.json).
 template <class T>
 constexpr int default_min_blocks() {
   return sizeof(T) == 4 ? 3 : 4;
 }
-
-// The L2 prefetch's distance as register_scan's (the same tiles; not tuned separately).
-constexpr double kLookahead = 0.25;
 
 using single_pass_detail::run_tiles;
 
@@ -159,7 +156,7 @@ void perthread_scan(const std::uint32_t* labels, const typename Op::value_type* 
   const std::size_t smem = smem_bytes(std::max<std::uint32_t>(m, 1), sizeof(T));
   auto run = [&](auto kernel) {
     lp::allow_dynamic_shared(kernel, smem);
-    const std::int64_t ahead = lookahead_tiles(lp::max_active_blocks(reinterpret_cast<const void*>(kernel), kThreads, smem), kLookahead);
+    const std::int64_t ahead = lookahead_tiles(lp::max_active_blocks(reinterpret_cast<const void*>(kernel), kThreads, smem), single_pass_detail::kRunLookahead);
     kernel<<<static_cast<unsigned>(tiles), kThreads, smem, stream>>>(labels, values, n, m, inclusive, out, x.status, x.aggregates,
                                                                       x.prefixes, x.words, ahead);
     LP_CUDA_LAUNCH("perthread_scan_kernel");

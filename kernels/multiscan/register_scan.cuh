@@ -17,10 +17,6 @@ namespace register_scan_detail {
 constexpr int kThreads = single_pass_detail::kRunThreads, kWarps = kThreads / 32;
 constexpr std::uint32_t kMaxM = 16;
 
-// The L2 prefetch's distance as a fraction of the resident tiles (132 SMs x 3 blocks on the H100:
-// 99 tiles, 3.2 MB ahead). Measured at m = 1 (results/h100/multiscan/probes/lookahead_m1_*.json): 0.435-0.439 ms
-// without, 0.388-0.390 at 1/4 and 1/2, 0.41 at 1, 0.53 at 3/2 (prefetched lines evicted unused).
-constexpr double kLookahead = 0.25;
 
 // The bucket count the kernel is built for: the power of two at or above m.
 inline int width_for(std::uint32_t m) {
@@ -142,7 +138,7 @@ void register_scan(const std::uint32_t* labels, const typename Op::value_type* v
   const std::int64_t tiles = run_tiles(n, sizeof(T));
   const auto x = single_pass_detail::look_back_state<T>(scratch, tiles, m, stream);
   auto run = [&](auto kernel) {
-    const std::int64_t ahead = lookahead_tiles(lp::max_active_blocks(reinterpret_cast<const void*>(kernel), kThreads, 0), kLookahead);
+    const std::int64_t ahead = lookahead_tiles(lp::max_active_blocks(reinterpret_cast<const void*>(kernel), kThreads, 0), single_pass_detail::kRunLookahead);
     kernel<<<static_cast<unsigned>(tiles), kThreads, 0, stream>>>(labels, values, n, m, inclusive, out, x.status, x.aggregates, x.prefixes,
                                                                    x.words, map, ahead);
     LP_CUDA_LAUNCH("register_scan_kernel");

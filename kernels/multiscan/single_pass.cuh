@@ -128,13 +128,20 @@ LookBackState<T> look_back_state(void* scratch, std::int64_t tiles, std::uint32_
 // four-byte inputs or 8 eight-byte ones (64 B, four 16-byte loads), whose tiles exchange m-vectors
 // through exchange_prefix.
 constexpr int kRunThreads = 256;
+constexpr int run_items(std::size_t value_bytes) { return value_bytes == 4 ? 16 : 8; }
 template <class T>
 constexpr int run_items() {
-  return sizeof(T) == 4 ? 16 : 8;
+  return run_items(sizeof(T));
 }
 inline std::int64_t run_tiles(std::int64_t n, std::size_t value_bytes) {
-  return ceil_div(std::max<std::int64_t>(n, 1), std::int64_t(kRunThreads) * (value_bytes == 4 ? 16 : 8));
+  return ceil_div(std::max<std::int64_t>(n, 1), std::int64_t(kRunThreads) * run_items(value_bytes));
 }
+// Their L2 prefetch's distance as a fraction of the resident tiles (132 SMs x 3 blocks on the H100:
+// 99 tiles, 3.2 MB ahead). Measured with register_scan at m = 1
+// (results/h100/multiscan/probes/lookahead_m1_*.json): 0.435-0.439 ms without, 0.388-0.390 at 1/4
+// and 1/2, 0.41 at 1, 0.53 at 3/2 (prefetched lines evicted unused); perthread_scan's tiles are the
+// same and take it untuned.
+constexpr double kRunLookahead = 0.25;
 // Why n inputs over m labels do not fit the run tiles' 32-bit tile numbers or look-back vectors, or "".
 inline std::string run_tiles_unsupported(std::int64_t n, std::uint32_t m, std::size_t value_bytes) {
   if (n > (std::int64_t(1) << 31) * kRunThreads * 8) return "n too large for 32-bit tile numbers";

@@ -41,6 +41,7 @@ JOBS = [
     ("scatter", "plot_scatter.py", "h100/scatter", "h100/scatter/figures"),
     ("join (dev VM: CPU joins, DuckDB)", "plot_join.py", "dev-vm/join/join.json", "dev-vm/join/figures"),
     ("join (H100, its host's CPU joins and DuckDB)", "plot_join.py", "h100/join/join.json+h100-host/join/join.json", "h100/join/figures"),
+    ("join (H200: its GPU joins, phj among them)", "plot_join.py", "h200/join/default.json", "h200/join/figures"),
     ("primitives", "plot_primitives.py", "h100/primitives/primitives.json", "h100/primitives/figures"),
     ("decimal (H100, its host's CPU query and DuckDB)", "plot_decimal.py",
      "h100/decimal/decimal.json+h100-host/decimal/decimal.json+h100-host/decimal/duckdb.json", "h100/decimal/figures"),

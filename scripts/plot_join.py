@@ -34,6 +34,7 @@ STYLE = {  # variant: (label, colour, marker, line style); solid = GPU, dash-dot
     "smj": ("smj (SMJ on our sorted search, 4.3)", "tab:blue", "o", "-"),
     "hj": ("hj (radix hash join, 4.4)", "tab:green", "s", "-"),
     "global_hash": ("global_hash (ours)", "tab:red", "D", "-"),
+    "phj": ("phj (ours: partitioned hash join)", "tab:olive", "P", "-"),
     "smj_presorted": ("smj_presorted (merge step only)", "tab:cyan", "o", ":"),
     "auto": ("auto", "tab:orange", "*", "-"),
     "cpu_nlj": ("CPU NINLJ (1 thread)", "#8c564b", "1", "-."),
@@ -45,7 +46,7 @@ STYLE = {  # variant: (label, colour, marker, line style); solid = GPU, dash-dot
     "duckdb_agg": ("DuckDB, pairs aggregated", "#bbbbbb", "<", "--"),
 }
 style = lpresults.variant_style(STYLE)
-GPU = {"nlj", "inlj_css", "inlj_bs", "smj", "hj", "global_hash", "auto"}  # smj_presorted skips the sort: not a whole join
+GPU = {"nlj", "inlj_css", "inlj_bs", "smj", "hj", "global_hash", "phj", "auto"}  # smj_presorted skips the sort: not a whole join
 DUCKDB = {"duckdb", "duckdb_agg"}
 
 

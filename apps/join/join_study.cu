@@ -254,7 +254,7 @@ std::unique_ptr<harness::Study> make_study() {
       {"band", AxisKind::Int, "the predicate |r.key - s.key| <= band: 0 is the equi-join, > 0 a band join (NINLJ only)", {V(std::int64_t(0))},
        {}, 0, std::int64_t(1) << 40},
       {"threads", AxisKind::Int, "CPU threads of the _mt variants (0: every core)", {V(std::int64_t(0))}, {}, 0, 4096},
-      {"radix_bits", AxisKind::Int, "hash joins: 2^radix_bits partitions (0: their own choice, R partitions of about 2^13 tuples on the CPU, 2^10 on the GPU)", {V(std::int64_t(0))}, {}, 0, 24},
+      {"radix_bits", AxisKind::Int, "hash joins: 2^radix_bits partitions (0: their own choice, R partitions of about 2^13 tuples on the CPU, 2^10 on the GPU (phj: 2^10 with int32 keys, 2^9 with int64))", {V(std::int64_t(0))}, {}, 0, 24},
   };
   s.variants = table().specs();
   s.check_params = [](const Params& p) -> std::string {

@@ -6,6 +6,7 @@
 #include "kernels/common/auto_launch.cuh"
 #include "kernels/join/auto_rule.hpp"
 #include "kernels/join/global_hash.cuh"
+#include "kernels/join/partitioned_hash.cuh"
 #include "kernels/join/sort_merge.cuh"
 #include "variant.hpp"
 
@@ -29,6 +30,16 @@ void global_hash_run(Ctx& c) {
   on_device(c, [&](const auto* r, std::int64_t nr, const auto* s, std::int64_t ns) {
     jk::global_hash_join(r, nr, s, ns, c.d_out, c.capacity, c.scratch, c.stream);
   });
+}
+
+// The partitioned hash join's partition bits at this point: the radix_bits knob, else its own.
+int phj_bits(const Ctx& c) {
+  return for_key<int>(c.key_bytes, [&](auto k) { return jk::partitioned_hash_bits<decltype(k)>(c.nr, c.radix_bits); });
+}
+
+std::string phj_limits(const Ctx& c) {
+  const std::string e = equi_only(c);
+  return e.empty() ? jk::partitioned_hash_unsupported(c.nr, c.ns) : e;
 }
 
 std::string smj_limits(const Ctx& c) {
@@ -64,6 +75,7 @@ ar::Sizes sizes_of(const Ctx& c) {
   z.smj = plan_limits(ar::Plan::Smj, c).empty();
   z.hj = plan_limits(ar::Plan::Hj, c).empty();
   z.global_hash = plan_limits(ar::Plan::GlobalHash, c).empty();
+  z.phj = plan_limits(ar::Plan::Phj, c).empty();
   return z;
 }
 
@@ -100,10 +112,13 @@ std::string auto_description() {
   return "the join for the point (metrics.plan; kernels/join/auto_rule.hpp): nlj for a band predicate or |S| <= " + n(double(ar::kNljMaxS32)) +
          " (int64 keys: " + n(double(ar::kNljMaxS64)) + "); global_hash while R's table is tiny; for |S| > " + n(ar::kSDominates) +
          " |R| and a small table inlj_bs from |S| = " + n(double(ar::kIndexMinS)) + " (global_hash below it, and from |S| = " +
-         n(double(ar::kIndexLookMinS)) + " where a look finds a hot S key); global_hash while R's table fits the L2; beyond it hj for int64 keys, inlj_css where |R| >= " + n(ar::kRDominates) +
+         n(double(ar::kIndexLookMinS)) + " where a look finds a hot S key); phj where R's table holds " + n(ar::kPhjMinTableBytes / (1 << 20)) +
+         " MiB or more and lies beyond the L2 or both sides hold " + n(ar::kPhjMinTuples) +
+         " tuples or more; global_hash while R's table fits the L2; beyond it hj for int64 keys, inlj_css where |R| >= " + n(ar::kRDominates) +
          " |S|, else smj. With both sides of " + n(double(ar::kLookMinSide)) +
          " tuples or more it first looks at both key columns on the device: nothing matching takes inlj_bs, a hot R key inlj_css or "
-         "smj instead of a hash table, a hot or sorted S inlj_css instead of a sort of both";
+         "smj instead of a hash table or phj, a hot or sorted S inlj_css instead of SMJ's or HJ's sort of both, a sorted S "
+         "inlj_css instead of phj";
 }
 
 }  // namespace
@@ -113,6 +128,21 @@ void add_modern_variants(Defs& d) {
          "ours: one open-addressing hash table of R in global memory (2^k >= 2|R| slots, linear probing), built in one pass, probed "
          "in one pass over S; the pairs out through one warp-aggregated counter (no partitioning, no sort, no count pass)",
          {}, global_hash_limits, global_hash_scratch, global_hash_run});
+  d.add({"phj", VariantKind::Ours,
+         "ours: the radix-partitioned hash join with each key replaced by a bijective hash of itself, so that the split is CUB's "
+         "radix sort of (hash, rid) on the hash's top bits only (up to 2^16 partitions in two passes), R partitions of a quarter "
+         "of a shared-memory table (1024 int32 / 512 int64 tuples); a block builds one and probes it with up to 16 K S tuples in "
+         "rounds of 1024 held in registers, each round's pairs out in one pass with one atomic (radix_bits: the knob)",
+         Props{{}, phj_bits}, phj_limits,
+         [](const Ctx& c) {
+           return for_key<std::size_t>(c.key_bytes,
+                                       [&](auto k) { return jk::partitioned_hash_scratch_bytes<decltype(k)>(c.nr, c.ns, phj_bits(c)); });
+         },
+         [](Ctx& c) {
+           on_device(c, [&](const auto* r, std::int64_t nr, const auto* s, std::int64_t ns) {
+             jk::partitioned_hash_join(r, nr, s, ns, phj_bits(c), c.d_out, c.capacity, c.scratch, c.scratch_bytes, c.stream);
+           });
+         }});
   d.add({"smj_presorted", VariantKind::Ours,
          "SMJ on relations that arrive sorted (the sort done untimed before the runs): the merge step alone, two sorted searches, "
          "the scan and the expansion; its throughput against the copy ceiling is the merge step's",

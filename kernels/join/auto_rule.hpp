@@ -19,9 +19,9 @@
 namespace lp::join::auto_rule {
 
 // The plans, named after the variants they run (smj_presorted is no plan: its sort is untimed).
-enum class Plan : unsigned { Nlj, InljCss, InljBs, Smj, Hj, GlobalHash, Count };
+enum class Plan : unsigned { Nlj, InljCss, InljBs, Smj, Hj, GlobalHash, Phj, Count };
 inline const char* name(Plan p) {
-  constexpr const char* kNames[] = {"nlj", "inlj_css", "inlj_bs", "smj", "hj", "global_hash"};
+  constexpr const char* kNames[] = {"nlj", "inlj_css", "inlj_bs", "smj", "hj", "global_hash", "phj"};
   return unsigned(p) < unsigned(Plan::Count) ? kNames[unsigned(p)] : "?";
 }
 
@@ -34,9 +34,10 @@ struct Sizes {
   std::uint64_t band = 0;  // 0: the equi-join
   double l2_bytes = 50.0 * (1 << 20);
   std::uint16_t key_bytes = 4;  // 4 (int32) or 8 (int64)
-  bool nlj = false, inlj_css = false, inlj_bs = false, smj = false, hj = false, global_hash = false;
+  bool nlj = false, inlj_css = false, inlj_bs = false, smj = false, hj = false, global_hash = false, phj = false;
+  std::uint8_t reserved[7] = {};  // named, so that no byte of the key is padding
 };
-static_assert(sizeof(Sizes) == 4 * 8 + 2 + 6, "Sizes has no padding (its bytes are a plan key)");
+static_assert(sizeof(Sizes) == 4 * 8 + 2 + 7 + 7, "Sizes has no padding (its bytes are a plan key)");
 
 LP_HD bool runs(const Sizes& s, Plan p) {
   switch (p) {
@@ -46,6 +47,7 @@ LP_HD bool runs(const Sizes& s, Plan p) {
     case Plan::Smj: return s.smj;
     case Plan::Hj: return s.hj;
     case Plan::GlobalHash: return s.global_hash;
+    case Plan::Phj: return s.phj;
     default: return false;
   }
 }
@@ -129,12 +131,24 @@ constexpr double kNoMatch = 0.05;
 // them all has the chance e^-16), or the sampled key ranges do not meet.
 constexpr double kMinExpectedHits = 16;
 
+// The partitioned hash join (phj) where R's table is at least this large and either beyond the L2
+// or both sides together at least kPhjMinTuples: it sorts both sides on 16 hash bits at most (two
+// passes) where SMJ sorts every key bit, and probes in shared memory where global_hash's table is
+// read at random (configs/join/probe_phj.json on the H200, results/h200/join/probe_phj.json:
+// |R| = |S| = 2^24 int32 1.19 ms against SMJ's 1.59, int64 1.54 against 2.98; |R| = 2^20 under |S| =
+// 2^26 int32 2.12 against global_hash's 3.77 and SMJ's 3.22). Below those sizes its fixed cost (two
+// sorts' set-up, about 90 us) loses to global_hash's one pass over each side with R's table in the
+// L2: 2^21 both sides int32, 0.249 ms against 0.234; 3 x 2^20, 0.331 against global_hash's 0.417.
+constexpr double kPhjMinTableBytes = 4 << 20;
+constexpr double kPhjMinTuples = 5 << 20;
+
 // R's hash table as global_hash sizes it, at the load factor of one half it was measured at.
 LP_HD double table_bytes(const Sizes& s) { return 2.0 * double(s.nr) * (s.key_bytes == 4 ? 8.0 : 16.0); }
 LP_HD bool beyond_l2(const Sizes& s) { return table_bytes(s) > s.l2_bytes; }
 
 // The first plan that runs, cheapest first at large sizes.
 LP_HD Plan any_plan(const Sizes& s) {
+  if (s.phj) return Plan::Phj;
   if (s.smj) return Plan::Smj;
   if (s.hj) return Plan::Hj;
   if (s.inlj_css) return Plan::InljCss;
@@ -158,6 +172,7 @@ LP_HD Plan by_size(const Sizes& s) {
     if (s.inlj_bs) return Plan::InljBs;
     if (s.inlj_css) return Plan::InljCss;
   }
+  if (s.phj && table_bytes(s) >= kPhjMinTableBytes && (beyond_l2(s) || double(s.nr) + double(s.ns) >= kPhjMinTuples)) return Plan::Phj;
   if (!beyond_l2(s) && s.global_hash) return Plan::GlobalHash;
   if (s.key_bytes == 8 && s.inlj_bs && double(s.ns) >= kSOutgrows * double(s.nr) && double(s.nr) * s.key_bytes <= s.l2_bytes / 2)
     return Plan::InljBs;
@@ -222,7 +237,7 @@ LP_HD Plan choose(const Sizes& z, const Signals& g) {
   // A small R searched by a large S with a hot key: R's cached table (kIndexLookMinS).
   if (index_look(z)) return g.hot_probe ? Plan::GlobalHash : base;
   // A hot R key: sorted runs instead of a hash table's run of slots.
-  if (g.hot_build && (base == Plan::GlobalHash || base == Plan::Hj)) {
+  if (g.hot_build && (base == Plan::GlobalHash || base == Plan::Hj || base == Plan::Phj)) {
     if (base == Plan::GlobalHash && z.inlj_css) return Plan::InljCss;  // R fits the L2: its sort is cheap, S needs none
     if (z.smj) return Plan::Smj;
     if (z.inlj_css) return Plan::InljCss;
@@ -232,10 +247,14 @@ LP_HD Plan choose(const Sizes& z, const Signals& g) {
   // find nothing and expand nothing, the keys outside R's range all taking one cached path (H100,
   // 2^24, match 0: inlj_bs 1.22 ms, inlj_css 1.32, smj 1.62, global_hash 2.80). A table in the L2
   // already reads both sides once.
-  const bool sorts = base == Plan::Smj || base == Plan::Hj || base == Plan::InljCss;
+  const bool sorts = base == Plan::Smj || base == Plan::Hj || base == Plan::InljCss || base == Plan::Phj;
   if (g.no_match && sorts && beyond_l2(z) && z.inlj_bs) return Plan::InljBs;
   // Both sides large and S skewed or in order: sort R only, S's searches stay cached.
   if ((g.hot_probe || g.sorted_probe) && (base == Plan::Smj || base == Plan::Hj) && z.inlj_css) return Plan::InljCss;
+  // phj sorts S by hash, so S in key order gains it nothing; INLJ's searches then stream through
+  // R's index. A hot S key costs phj nothing extra (zipf 1.5 at 2^24: phj 1.24 ms, inlj_bs 1.32,
+  // inlj_css 1.42).
+  if (g.sorted_probe && base == Plan::Phj && z.inlj_css) return Plan::InljCss;
   return base;
 }
 

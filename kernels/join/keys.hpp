@@ -17,6 +17,17 @@ LP_HD std::uint64_t mix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// A bijection of 32-bit words (murmur3's finaliser: xor-shifts and odd multipliers, each
+// invertible), so that two int32 keys are equal exactly when their hashes are: the partitioned
+// hash join (partitioned_hash.cuh) keeps the hash in place of the key.
+LP_HD std::uint32_t mix32(std::uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x85ebca6bu;
+  x ^= x >> 13;
+  x *= 0xc2b2ae35u;
+  return x ^ (x >> 16);
+}
+
 template <class K>
 LP_HD std::uint64_t key_hash(K k) {
   return mix64(std::uint64_t(std::make_unsigned_t<K>(k)));

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "expand.cuh"
+#include "work_items.cuh"
 
 namespace lp::join {
 
@@ -57,12 +58,6 @@ static __global__ void bounds_kernel(const std::uint32_t* __restrict__ pid, std:
   }
 }
 
-// items[p] = the work items of partition p: its S tuples in chunks (none where S's part is empty).
-static __global__ void plan_kernel(const std::uint32_t* __restrict__ s_start, std::uint32_t parts, std::uint32_t* __restrict__ items) {
-  for (std::int64_t p = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; p <= std::int64_t(parts); p += std::int64_t(gridDim.x) * blockDim.x)
-    items[p] = p == parts ? 0u : std::uint32_t((std::int64_t(s_start[p + 1]) - s_start[p] + kChunk - 1) / kChunk);
-}
-
 // One pass over the work items, counting (Write false: pairs[item] = the item's pairs) or writing
 // (Write true: the item's pairs from offset[item]). Both passes visit the same tuples in the same
 // order, so the counts the scan turned into offsets are exactly what the writing pass writes.
@@ -82,15 +77,7 @@ __global__ void __launch_bounds__(kThreads) join_kernel(const KeyRid<K>* __restr
   } temp;
   const std::uint32_t total = item_begin[parts];
   for (std::uint32_t item = blockIdx.x; item < total; item += gridDim.x) {
-    // The partition: the last p with item_begin[p] <= item (partitions without items share the
-    // next one's begin, so the last is the one that owns the item).
-    std::uint32_t lo = 0, hi = parts;
-    while (lo < hi) {
-      const std::uint32_t mid = (lo + hi + 1) / 2;
-      if (item_begin[mid] <= item) lo = mid;
-      else hi = mid - 1;
-    }
-    const std::uint32_t p = lo;
+    const std::uint32_t p = work_items::owner(item_begin, parts, item);
     const std::int64_t s0 = s_start[p] + std::int64_t(item - item_begin[p]) * kChunk;
     const std::int64_t s1 = s0 + kChunk < std::int64_t(s_start[p + 1]) ? s0 + kChunk : std::int64_t(s_start[p + 1]);
     unsigned long long base = Write ? pairs[item] : 0, mine = 0;
@@ -237,8 +224,8 @@ void radix_hash_join(const K* r, std::int64_t nr, const K* s, std::int64_t ns, i
   };
   const KeyRid<K>* rp = split(r, nr, w.r_pid, w.r_pid_sorted, w.r_tup, w.r_sorted, w.r_start);
   const KeyRid<K>* sp = split(s, ns, w.s_pid, w.s_pid_sorted, w.s_tup, w.s_sorted, w.s_start);
-  d::plan_kernel<<<grid, 256, 0, stream>>>(w.s_start, w.parts, w.items);
-  LP_CUDA_LAUNCH("hj plan_kernel");
+  work_items::count_kernel<<<grid, 256, 0, stream>>>(w.s_start, w.parts, d::kChunk, w.items);
+  LP_CUDA_LAUNCH("hj work_items::count_kernel");
   std::size_t b = w.cub_bytes;
   LP_CUDA(cub::DeviceScan::ExclusiveSum(w.cub, b, w.items, w.item_begin, std::int64_t(w.parts) + 1, stream));
   LP_CUDA(cudaMemsetAsync(w.item_pairs, 0, sizeof(unsigned long long) * std::size_t(w.max_items), stream));

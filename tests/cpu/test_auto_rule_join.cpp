@@ -24,7 +24,7 @@ constexpr double kL2 = 50.0 * (1 << 20);
 
 const char* show(Plan p) { return ar::name(p); }
 
-// Sizes where every plan runs.
+// Sizes where every plan but phj runs: the table beneath phj's rule (test_phj adds it).
 ar::Sizes all_run(std::int64_t nr, std::int64_t ns, int key_bytes = 4) {
   ar::Sizes z;
   z.nr = nr;
@@ -52,7 +52,7 @@ pf::Profile plain(std::int64_t n) {
 std::int64_t l2_rows(int key_bytes) { return std::int64_t(kL2 / (2.0 * (key_bytes == 4 ? 8 : 16))); }
 
 void test_names() {
-  const std::vector<std::string> want = {"nlj", "inlj_css", "inlj_bs", "smj", "hj", "global_hash"};
+  const std::vector<std::string> want = {"nlj", "inlj_css", "inlj_bs", "smj", "hj", "global_hash", "phj"};
   for (unsigned i = 0; i < unsigned(Plan::Count); ++i) CHECK_MSG(want[i] == ar::name(Plan(i)), i);
   CHECK(std::string(ar::name(Plan::Count)) == "?");
 }
@@ -133,6 +133,7 @@ void test_by_size() {
       case Plan::InljBs: one.inlj_bs = true; break;
       case Plan::Smj: one.smj = true; break;
       case Plan::Hj: one.hj = true; break;
+      case Plan::Phj: one.phj = true; break;
       default: one.global_hash = true; break;
     }
     CHECK_MSG(ar::by_size(one) == Plan(i), show(Plan(i)));
@@ -295,6 +296,61 @@ void test_decide() {
   CHECK(ar::Rule{d32}(r, s_apart, 0.0) == unsigned(Plan::InljBs));
 }
 
+// phj's region (kPhjMinTableBytes, kPhjMinTuples): before global_hash and the sorts, after the
+// band, the nested loop, tiny tables and the index region; a hot R key or S in order leave it, a
+// hot S key does not, nothing matching takes the binary searches.
+void test_phj() {
+  auto with_phj = [](std::int64_t nr, std::int64_t ns, int kb = 4) {
+    ar::Sizes z = all_run(nr, ns, kb);
+    z.phj = true;
+    return z;
+  };
+  for (int kb : {4, 8}) {
+    const std::int64_t rows = std::int64_t(ar::kPhjMinTableBytes / (2.0 * (kb == 4 ? 8 : 16)));  // the smallest R of phj's tables
+    const std::int64_t at = std::int64_t(ar::kPhjMinTuples) - rows;                                  // the S that reaches kPhjMinTuples
+    CHECK_MSG(ar::by_size(with_phj(rows, at, kb)) == Plan::Phj, kb);
+    CHECK_MSG(ar::by_size(with_phj(rows, at - 1, kb)) == Plan::GlobalHash, kb);
+    CHECK_MSG(ar::by_size(with_phj(rows - 1, std::int64_t(1) << 26, kb)) == Plan::GlobalHash, kb);
+    CHECK_MSG(ar::by_size(with_phj(rows, std::int64_t(1) << 26, kb)) == Plan::Phj, kb);
+    // Just beyond the L2 (int64: with fewer tuples than kPhjMinTuples): phj; the rules beneath
+    // take SMJ (int32) or HJ (int64).
+    const std::int64_t n = l2_rows(kb) + 1;
+    CHECK_MSG(ar::beyond_l2(with_phj(n, n, kb)) && (kb == 4 || double(2 * n) < ar::kPhjMinTuples), kb);
+    CHECK_MSG(ar::by_size(with_phj(n, n, kb)) == Plan::Phj, kb);
+    CHECK_MSG(ar::by_size(all_run(n, n, kb)) == (kb == 4 ? Plan::Smj : Plan::Hj), kb);
+    // R dominating S, both large: phj, where the table beneath sorts R alone.
+    CHECK_MSG(ar::by_size(with_phj(std::int64_t(1) << 26, std::int64_t(1) << 20, kb)) == Plan::Phj, kb);
+    // Before it: the band, a tiny S, the index region (a table of 1 MiB or less under 64 |R| S).
+    ar::Sizes band = with_phj(std::int64_t(1) << 24, std::int64_t(1) << 24, kb);
+    band.band = 1;
+    CHECK_MSG(ar::by_size(band) == Plan::Nlj, kb);
+    CHECK_MSG(ar::by_size(with_phj(std::int64_t(1) << 26, ar::nlj_max_s(kb), kb)) == Plan::Nlj, kb);
+    const std::int64_t idx = std::int64_t(ar::kIndexMaxTableBytes / (2.0 * (kb == 4 ? 8 : 16)));
+    CHECK_MSG(ar::by_size(with_phj(idx, std::int64_t(1) << 28, kb)) == Plan::InljBs, kb);
+  }
+  // decide() on phj's base, both sides large.
+  const std::int64_t big = std::int64_t(1) << 24;
+  pf::Profile r_hot = plain(big), s_hot = plain(big), s_sorted = plain(big), s_apart = plain(big);
+  r_hot.heavy = 0.5;
+  s_hot.heavy = 0.5;
+  s_sorted.sorted = s_sorted.sorted_global = 1.0;
+  s_apart.min = plain(big).max + 1;
+  s_apart.max = s_apart.min + 1000;
+  for (int kb : {4, 8}) {
+    const ar::Sizes z = with_phj(big, big, kb);
+    CHECK(ar::needs_look(z) && ar::by_size(z) == Plan::Phj);
+    CHECK_MSG(ar::decide(z, plain(big), plain(big), 1.0) == Plan::Phj, kb);
+    CHECK_MSG(ar::decide(z, plain(big), s_hot, 1.0) == Plan::Phj, kb);
+    CHECK_MSG(ar::decide(z, plain(big), s_sorted, 1.0) == Plan::InljCss, kb);
+    CHECK_MSG(ar::decide(z, r_hot, plain(big), 1.0) == Plan::Smj, kb);
+    CHECK_MSG(ar::decide(z, plain(big), s_apart, 0.0) == Plan::InljBs, kb);
+    ar::Sizes no_smj = z;
+    no_smj.smj = false;
+    CHECK_MSG(ar::decide(no_smj, r_hot, plain(big), 1.0) == Plan::InljCss, kb);
+    CHECK_MSG(ar::possible(z, Plan::Phj) && ar::possible(z, Plan::Smj) && !ar::possible(z, Plan::GlobalHash), kb);
+  }
+}
+
 // decide() answers only what possible() allows, and only plans that run (where any does);
 // possible() allows by_size()'s plan always, and only it below the look.
 void test_random() {
@@ -315,7 +371,8 @@ void test_random() {
     z.smj = g.below(8) != 0;
     z.hj = g.below(8) != 0;
     z.global_hash = g.below(8) != 0;
-    if (z.band > 0) z.inlj_css = z.inlj_bs = z.smj = z.hj = z.global_hash = false;  // the equi-joins refuse a band (equi_only)
+    z.phj = g.below(8) != 0;
+    if (z.band > 0) z.inlj_css = z.inlj_bs = z.smj = z.hj = z.global_hash = z.phj = false;  // the equi-joins refuse a band (equi_only)
     auto random_profile = [&](std::int64_t n) {
       pf::Profile p = plain(n);
       p.heavy = g.below(4) == 0 ? g.unit() : g.unit() * 0.01;
@@ -328,7 +385,7 @@ void test_random() {
     const pf::Profile r = random_profile(z.nr), s = random_profile(z.ns);
     const double match = g.below(3) == 0 ? 0.0 : g.unit();
     const Plan p = ar::decide(z, r, s, match);
-    const bool any = z.nlj || z.inlj_css || z.inlj_bs || z.smj || z.hj || z.global_hash;
+    const bool any = z.nlj || z.inlj_css || z.inlj_bs || z.smj || z.hj || z.global_hash || z.phj;
     CHECK_MSG(ar::possible(z, p), show(p) << " at nr=" << z.nr << " ns=" << z.ns);
     CHECK_MSG(ar::possible(z, ar::by_size(z)), "nr=" << z.nr << " ns=" << z.ns);
     CHECK_MSG(!any || ar::runs(z, p), show(p) << " does not run at nr=" << z.nr << " ns=" << z.ns);
@@ -354,13 +411,15 @@ ar::Signals look_at(const lp::join_study::Relations<K>& rel, ar::Sizes* z = null
 }
 
 template <class K>
-void test_generator() {
+void test_generator(bool phj) {
   const std::int64_t n = ar::kLookMinSide;
   const char* type = sizeof(K) == 8 ? "int64" : "int32";
   using lp::join_study::make_relations;
   // Sizes where the look decides and R's table is beyond this (small) L2: the sorts' region.
   ar::Sizes z = all_run(n, n, int(sizeof(K)));
   z.l2_bytes = 4.0 * (1 << 20);
+  z.phj = phj;
+  CHECK(ar::by_size(z) == Plan::Phj || !phj);
   CHECK(ar::needs_look(z) && ar::beyond_l2(z));
   Plan plan = Plan::Count;
   const Plan base = ar::by_size(z);
@@ -378,7 +437,7 @@ void test_generator() {
   // zipf 1.5 (the heaviest key about a third of S): a hot S key; zipf 1 and 0.5: not.
   g = look_at(make_relations<K>(n, n, "zipf", 1.5, 1.0, 14), &z, &plan);
   CHECK_MSG(g.hot_probe && !g.hot_build && !g.no_match, type);
-  CHECK_MSG(plan == Plan::InljCss, type << " " << show(plan));
+  CHECK_MSG(plan == (phj ? Plan::Phj : Plan::InljCss), type << " " << show(plan));  // a hot S costs phj nothing
   CHECK_MSG(!look_at(make_relations<K>(n, n, "zipf", 1.0, 1.0, 15)).hot_probe, type);
   CHECK_MSG(!look_at(make_relations<K>(n, n, "zipf", 0.5, 1.0, 16)).hot_probe, type);
   // Uniform keys (about one R tuple per key): no hot R key.
@@ -403,7 +462,10 @@ int main() {
   test_signals();
   test_decide();
   test_random();
-  test_generator<std::int32_t>();
-  test_generator<std::int64_t>();
+  test_phj();
+  for (bool phj : {false, true}) {
+    test_generator<std::int32_t>(phj);
+    test_generator<std::int64_t>(phj);
+  }
   return test_summary("test_auto_rule_join");
 }

@@ -74,7 +74,7 @@ ar::Sizes sizes_at(const Case& c) {
   z.l2_bytes = double(l2);
   z.key_bytes = std::uint16_t(c.key == "int64" ? 8 : 4);
   z.nlj = lp::join::nested_loop_unsupported(c.r, c.s).empty();
-  z.inlj_css = z.inlj_bs = z.smj = z.hj = z.global_hash = true;
+  z.inlj_css = z.inlj_bs = z.smj = z.hj = z.global_hash = z.phj = true;
   return z;
 }
 

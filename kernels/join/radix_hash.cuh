@@ -151,7 +151,7 @@ struct HjScratch {
   std::int64_t max_items;
   HjScratch(void* base, std::int64_t nr, std::int64_t ns, int bits, std::size_t bytes = 0) {
     parts = std::uint32_t(1) << bits;
-    max_items = std::int64_t(parts) + ns / hj_detail::kChunk + 1;
+    max_items = work_items::max_items(parts, ns, hj_detail::kChunk);
     Carve c(base);
     r_pid = c.take<std::uint32_t>(std::size_t(nr));
     r_pid_sorted = c.take<std::uint32_t>(std::size_t(nr));

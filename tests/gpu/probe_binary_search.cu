@@ -89,7 +89,6 @@ void binary_search_lockstep(const T* needles, int count, const T* haystack, int 
   LP_CUDA_LAUNCH("binary_search lockstep_kernel");
 }
 
-template <class T>
 float time_ms(const std::function<void()>& launch, void* flush, std::size_t flush_bytes) {
   cudaEvent_t a, b;
   LP_CUDA(cudaEventCreate(&a));
@@ -128,7 +127,7 @@ void run(int n, int per, nlohmann::json& out, void* flush, std::size_t flush_byt
   LP_CUDA(cudaMalloc(&d_out, 4 * nd.size()));
   LP_CUDA(cudaMemcpy(d_hay, hay.data(), sizeof(T) * hay.size(), cudaMemcpyHostToDevice));
   LP_CUDA(cudaMemcpy(d_nd, nd.data(), sizeof(T) * nd.size(), cudaMemcpyHostToDevice));
-  const float thrust_ms = time_ms<T>([&] { thrust::lower_bound(thrust::cuda::par_nosync, d_hay, d_hay + n, d_nd, d_nd + count, d_ref); }, flush,
+  const float thrust_ms = time_ms([&] { thrust::lower_bound(thrust::cuda::par_nosync, d_hay, d_hay + n, d_nd, d_nd + count, d_ref); }, flush,
                                      flush_bytes);
   std::vector<std::uint32_t> ref(nd.size()), got(nd.size());
   LP_CUDA(cudaMemcpy(ref.data(), d_ref, 4 * ref.size(), cudaMemcpyDeviceToHost));
@@ -142,10 +141,10 @@ void run(int n, int per, nlohmann::json& out, void* flush, std::size_t flush_byt
                    {"thrust_ms", thrust_ms}, {"valid", ok}});
   };
   const int nt = 256;
-  check("classic", time_ms<T>([&] { classic_kernel<<<(count + nt - 1) / nt, nt>>>(d_nd, count, d_hay, n, d_out); }, flush, flush_bytes));
-  check("branchless1", time_ms<T>([&] { binary_search_lockstep<1>(d_nd, count, d_hay, n, d_out, nullptr); }, flush, flush_bytes));
-  check("branchless2", time_ms<T>([&] { binary_search_lockstep<2>(d_nd, count, d_hay, n, d_out, nullptr); }, flush, flush_bytes));
-  check("branchless4", time_ms<T>([&] { binary_search_lockstep<4>(d_nd, count, d_hay, n, d_out, nullptr); }, flush, flush_bytes));
+  check("classic", time_ms([&] { classic_kernel<<<(count + nt - 1) / nt, nt>>>(d_nd, count, d_hay, n, d_out); }, flush, flush_bytes));
+  check("branchless1", time_ms([&] { binary_search_lockstep<1>(d_nd, count, d_hay, n, d_out, nullptr); }, flush, flush_bytes));
+  check("branchless2", time_ms([&] { binary_search_lockstep<2>(d_nd, count, d_hay, n, d_out, nullptr); }, flush, flush_bytes));
+  check("branchless4", time_ms([&] { binary_search_lockstep<4>(d_nd, count, d_hay, n, d_out, nullptr); }, flush, flush_bytes));
   LP_CUDA(cudaFree(d_hay));
   LP_CUDA(cudaFree(d_nd));
   LP_CUDA(cudaFree(d_ref));

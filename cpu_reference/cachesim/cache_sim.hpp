@@ -26,9 +26,15 @@
 // short path (near_hit). We measured the alternatives: per-way recency stamps and per-set
 // rank bytes both read or rewrite every way on every hit and were slower; a queue that prefetched
 // the big levels' sets ahead (batched replay) cost 40% while the buckets fit in L1 and gained
-// nothing reliable beyond. A level whose tags fit 29 bits keeps 32-bit entries, and the tag arrays
-// ask for 2 MiB pages (see Set::narrow and HugePageAllocator): the large-m replay waits on the
-// simulator's own misses on its largest arrays.
+// nothing reliable beyond; fixed tag slots with a 64-bit order word per set (up to 16 ways) or
+// rank bytes (wider) kept every count but were about 15% slower while the buckets fit in L1 (the
+// order word is read before the tags) and no faster beyond (results/dev-vm/
+// sim_speed_slots_old_new.txt); prefetching, at a miss, the outer levels' sets and the dirty
+// victim's set was slower at m = 2^20-2^22. Beyond the L2 a replay waits on the host's own misses
+// on the largest tag array (perf at m = 2^20: 70% of the time on the GPU host L3's tag loads, a
+// 20 MiB array read at random three to four times an input), not on moving entries. A level whose
+// tags fit 29 bits keeps 32-bit entries, and the tag arrays ask for 2 MiB pages (see Set::narrow
+// and HugePageAllocator), which halved those misses' cost.
 #pragma once
 #include <nlohmann/json.hpp>
 

@@ -8,16 +8,22 @@
 // A level's latency is a curve over the working set (the measured pointer-chase curve:
 // on a VM an "L3" of 300 MiB costs 27 ns at 4 MiB and 92 ns at 16 MiB), so is its overlap (from
 // update probes: independent read-modify-writes, the multireduce's kind of access, which overlap
-// less than independent reads where a line is updated again while its update is in flight), the
-// page-walk price is a fit over
-// several 4 KiB-page chases, every fit reports its residual, and a stream is priced phase by phase
-// (count, scatter, reduce), each with its own working set and stream count.
+// less than independent reads where a line is updated again while its update is in flight), so
+// are the page walk's price and its overlap (from 4 KiB-page chases and updates: a walk gets dearer
+// as the page tables themselves leave the caches, 3.3 ns an input at 4 MiB and 6.6 at 256 MiB on the
+// H100's host, which one price fitted over all of them halved at the large end), every fit reports
+// its residual, and a stream is priced phase by phase (init, count, scatter, reduce), each with its
+// own working set and stream count. The partial sort's count and scatter passes are priced by their
+// own probe where one ran (Prices::sort_count_ns, sort_scatter_ns): a scatter into 2^b runs of
+// pairs costs what the host's write-combining and TLB make of 2^(b+1) write streams, which the
+// simulated caches do not see (they priced it at 1.2-1.6 ns an input where it took 3-4).
 #pragma once
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cpu_reference/cachesim/cache_sim.hpp"
@@ -45,8 +51,11 @@ struct Curve {
 struct Prices {
   std::vector<Curve> latency;  // ns per access served by level k (memory last), by working set
   std::vector<Curve> mlp;      // accesses served by level k in flight at once (overlap model), by working set
-  std::vector<double> walk_ns; // per TLB level: a miss there
-  double walk_mlp = 1;
+  std::vector<Curve> walk;     // per TLB level: ns a miss there costs, by working set
+  Curve walk_mlp = Curve::constant(1);  // walks in flight at once, by working set
+  // The partial sort's passes measured on this host, ns per input, indexed by sort bits (0 unused;
+  // empty or 0: the phase is priced from its counts like any other).
+  std::vector<double> sort_count_ns, sort_scatter_ns;
   // One core's read bandwidth with s + 1 streams read at once (bytes per ns); empty: no floor.
   std::vector<double> bytes_per_ns;
   std::uint32_t line_bytes = 64;
@@ -62,8 +71,8 @@ inline Prices prices_of(const Hierarchy& h) {
   for (const Level& l : h.levels) p.latency.push_back(Curve::constant(l.latency_ns)), p.mlp.push_back(Curve::constant(l.mlp));
   p.latency.push_back(Curve::constant(h.memory_latency_ns));
   p.mlp.push_back(Curve::constant(h.memory_mlp));
-  for (const Tlb& t : h.tlbs) p.walk_ns.push_back(t.walk_ns);
-  p.walk_mlp = h.walk_mlp;
+  for (const Tlb& t : h.tlbs) p.walk.push_back(Curve::constant(t.walk_ns));
+  p.walk_mlp = Curve::constant(h.walk_mlp);
   p.line_bytes = h.levels.back().line_bytes;
   return p;
 }
@@ -71,9 +80,9 @@ inline Prices prices_of(const Hierarchy& h) {
 inline bool needs_calibration(const Hierarchy& h) {
   const Prices p = prices_of(h);
   return std::any_of(p.latency.begin(), p.latency.end(), [](const Curve& c) { return c.unknown(); }) ||
-         std::any_of(p.walk_ns.begin(), p.walk_ns.end(), [](double x) { return x == kProbe; }) ||
+         std::any_of(p.walk.begin(), p.walk.end(), [](const Curve& c) { return c.unknown(); }) ||
          std::any_of(p.mlp.begin(), p.mlp.end(), [](const Curve& c) { return c.value.size() == 1 && c.value[0] == 0; }) ||
-         (!h.tlbs.empty() && p.walk_mlp == 0);
+         (!h.tlbs.empty() && p.walk_mlp.value[0] == 0);
 }
 
 // Counts of one replayed phase (an after-minus-before difference of Stats) per unit of work, with
@@ -85,6 +94,10 @@ struct Counts {
   double accesses = 0;
   double working_set_bytes = 0;
   int streams = 1;
+  // Which phase of which stream (PhaseInfo's name, sort bits): a sort pass with a probe of its
+  // own is priced by it.
+  std::string phase;
+  int sort_bits = 0;
 };
 
 inline Counts counts_between(const Stats& before, const Stats& after, double units, double working_set_bytes = 0, int streams = 1) {
@@ -117,13 +130,18 @@ inline Prediction predict(const Counts& c, const Prices& p) {
     (k == 0 ? core : beyond) += c.served[k] * lat / std::max(p.mlp[k].at(c.working_set_bytes), 1e-9);
   }
   for (std::size_t t = 0; t < c.tlb_miss.size(); ++t) {
-    r.sequential_ns += c.tlb_miss[t] * p.walk_ns[t];
-    beyond += c.tlb_miss[t] * p.walk_ns[t] / std::max(p.walk_mlp, 1e-9);
+    const double walk = c.tlb_miss[t] * p.walk[t].at(c.working_set_bytes);
+    r.sequential_ns += walk;
+    beyond += walk / std::max(p.walk_mlp.at(c.working_set_bytes), 1e-9);
   }
   r.latency_bound_ns = std::max(core, beyond);
   const double bw = p.bandwidth(c.streams);
   r.bandwidth_bound_ns = bw > 0 ? c.memory_lines * p.line_bytes / bw : 0;
   r.overlap_ns = std::max(r.latency_bound_ns, r.bandwidth_bound_ns);
+  // A sort pass the host's own probe timed at these sort bits costs what the probe measured.
+  const std::vector<double>* probed = c.phase == "count" ? &p.sort_count_ns : c.phase == "scatter" ? &p.sort_scatter_ns : nullptr;
+  if (probed && c.sort_bits > 0 && std::size_t(c.sort_bits) < probed->size() && (*probed)[std::size_t(c.sort_bits)] > 0)
+    r.overlap_ns = (*probed)[std::size_t(c.sort_bits)];
   return r;
 }
 
@@ -149,6 +167,7 @@ struct Probe {
 struct ProbeSet {
   std::vector<Probe> chase, update;
   std::vector<double> bytes_per_ns;  // the read bandwidth by stream count (Prices::bytes_per_ns)
+  std::vector<double> sort_count_ns, sort_scatter_ns;  // the partial sort's passes by sort bits (Prices'), if probed
 };
 
 // How well the calibrated prices reproduce the probes: root mean square and largest relative
@@ -186,11 +205,22 @@ inline std::vector<double> running_median3(const std::vector<double>& y) {
   s[n - 1] = med(y[n - 1], s[n - 2], 3 * s[n - 2] - 2 * s[n - 3]);
   return s;
 }
-inline double walks(const Counts& c, const std::vector<double>& walk_ns) {
+inline double walks(const Counts& c, const std::vector<Curve>& walk) {
   double s = 0;
-  for (std::size_t t = 0; t < c.tlb_miss.size(); ++t) s += c.tlb_miss[t] * walk_ns[t];
+  for (std::size_t t = 0; t < c.tlb_miss.size(); ++t) s += c.tlb_miss[t] * walk[t].at(c.working_set_bytes);
   return s;
 }
+// A curve through points (x, y) taken in increasing x, smoothed by the running median of three.
+inline Curve smoothed_curve(std::vector<std::pair<double, double>> pts) {
+  std::sort(pts.begin(), pts.end());
+  Curve c;
+  for (const auto& [x, y] : pts) c.log2_bytes.push_back(x), c.value.push_back(y);
+  c.value = running_median3(c.value);
+  return c;
+}
+// A 4 KiB-page probe prices the walk only where it walks at all: below this many walks per step
+// or input, its time beyond the caches is noise divided by almost nothing.
+constexpr double kMinWalksPerStep = 0.05;
 inline void residuals(const std::vector<double>& model, const std::vector<double>& measured, double& rms, double& mx) {
   double ss = 0;
   rms = mx = 0;
@@ -208,10 +238,12 @@ inline double clamp_mlp(double x) { return x > 0 && x == x ? std::min(std::max(x
 //  1. Latency curves: each 2 MiB-page chase probe, after the other levels' and the walks' share of
 //     its time, gives one point of the curve of the level that serves most of it (Gauss-Seidel
 //     sweeps, since a probe's share of other levels is priced by their curves).
-//  2. The walk of the last probed TLB level: a least-squares slope over every 4 KiB-page chase
-//     (its time beyond the latencies against its misses); earlier probed levels cost 0.
+//  2. The walk of the last probed TLB level: a line over log2 of the working set, fitted to the
+//     4 KiB-page chases' time beyond the latencies against their misses; earlier probed levels
+//     cost 0.
 //  3. Overlaps: each level's mlp a curve through the overlaps its 2 MiB-page update probes imply,
-//     and 1/walk_mlp a least-squares slope over the 4 KiB-page updates; all kept in [1, 64].
+//     and walk_mlp a curve through what the 4 KiB-page updates imply; all kept in [1, 64].
+// The overlap curves are smoothed by a running median of three.
 // Every fit reports its residual, so a reader sees how far the model is from the probes it was
 // fitted to before looking at anything it predicts.
 inline Calibrated calibrate(const Prices& given, const ProbeSet& ps) {
@@ -222,19 +254,20 @@ inline Calibrated calibrate(const Prices& given, const ProbeSet& ps) {
   std::vector<bool> lat_unknown(K), mlp_unknown(K);
   for (std::size_t k = 0; k < K; ++k) lat_unknown[k] = p.latency[k].unknown(), mlp_unknown[k] = p.mlp[k].value.size() == 1 && p.mlp[k].value[0] == 0;
   int walk_unknown = -1;
-  for (std::size_t t = 0; t < p.walk_ns.size(); ++t)
-    if (p.walk_ns[t] == kProbe) p.walk_ns[t] = 0, walk_unknown = int(t);
-  const bool walk_mlp_unknown = p.walk_mlp == 0 && !p.walk_ns.empty();
+  for (std::size_t t = 0; t < p.walk.size(); ++t)
+    if (p.walk[t].unknown()) p.walk[t] = Curve::constant(0), walk_unknown = int(t);
+  const bool walk_mlp_unknown = p.walk_mlp.value[0] == 0 && !p.walk.empty();
   p.bytes_per_ns = ps.bytes_per_ns;
+  p.sort_count_ns = ps.sort_count_ns, p.sort_scatter_ns = ps.sort_scatter_ns;
 
   // Every probe's counts must describe the priced hierarchy: a level the counts lack would be read
   // past their end.
   for (const auto* set : {&ps.chase, &ps.update})
     for (const Probe& q : *set)
-      if (q.counts.served.size() != K || q.counts.tlb_miss.size() != p.walk_ns.size())
+      if (q.counts.served.size() != K || q.counts.tlb_miss.size() != p.walk.size())
         throw std::invalid_argument("calibrate: a probe's counts have " + std::to_string(q.counts.served.size()) + " levels and " +
                                     std::to_string(q.counts.tlb_miss.size()) + " TLBs, the prices " + std::to_string(K) + " and " +
-                                    std::to_string(p.walk_ns.size()));
+                                    std::to_string(p.walk.size()));
   std::vector<const Probe*> large, small;
   for (const Probe& q : ps.chase) (q.small_pages ? small : large).push_back(&q);
   std::sort(large.begin(), large.end(), [](const Probe* a, const Probe* b) { return a->counts.working_set_bytes < b->counts.working_set_bytes; });
@@ -258,7 +291,7 @@ inline Calibrated calibrate(const Prices& given, const ProbeSet& ps) {
         for (const Probe* q : large) {
           const Counts& n = q->counts;
           if (detail::dominant(n) != k || n.served[k] <= 0) continue;
-          double rest = detail::walks(n, p.walk_ns);
+          double rest = detail::walks(n, p.walk);
           for (std::size_t j = 0; j < K; ++j)
             if (j != k) rest += n.served[j] * p.latency[j].at(n.working_set_bytes);
           c.log2_bytes.push_back(std::log2(n.working_set_bytes));
@@ -269,18 +302,32 @@ inline Calibrated calibrate(const Prices& given, const ProbeSet& ps) {
       p.latency = next;
     }
     if (walk_unknown < 0) break;
-    // The walk: time beyond the latencies = misses x walk, least squares over the 4 KiB chases.
-    double num = 0, den = 0;
+    // The walk, a + b log2(working set) per miss: weighted least squares of each 4 KiB chase's time
+    // beyond the latencies against its misses. A line, not a curve through every chase: the walk
+    // is the small difference of two large times there (17 of 150 ns), which one chase's noise of a
+    // few percent would move by half.
+    double s00 = 0, s01 = 0, s11 = 0, r0 = 0, r1 = 0, lo = 1e300, hi = -1e300;
     for (const Probe* q : small) {
       const Counts& n = q->counts;
+      const double x = n.tlb_miss[std::size_t(walk_unknown)];
+      if (x < detail::kMinWalksPerStep) continue;
       double y = q->ns;
       for (std::size_t j = 0; j < K; ++j) y -= n.served[j] * p.latency[j].at(n.working_set_bytes);
       for (std::size_t t = 0; t < n.tlb_miss.size(); ++t)
-        if (int(t) != walk_unknown) y -= n.tlb_miss[t] * p.walk_ns[t];
-      const double x = n.tlb_miss[std::size_t(walk_unknown)], w = 1 / (q->ns * q->ns);
-      num += w * x * y, den += w * x * x;
+        if (int(t) != walk_unknown) y -= n.tlb_miss[t] * p.walk[t].at(n.working_set_bytes);
+      const double lg = std::log2(n.working_set_bytes), w = 1 / (q->ns * q->ns), u = x * lg;
+      s00 += w * x * x, s01 += w * x * u, s11 += w * u * u, r0 += w * x * y, r1 += w * u * y;
+      lo = std::min(lo, lg), hi = std::max(hi, lg);
     }
-    p.walk_ns[std::size_t(walk_unknown)] = den > 0 ? std::max(0.0, num / den) : 0;
+    // A walk never gets cheaper as the working set grows: a falling fit is noise, and the level
+    // price (the weighted mean) stands in for it.
+    const double det = s00 * s11 - s01 * s01;
+    const double a = det > 1e-12 * s00 * s11 ? (r0 * s11 - r1 * s01) / det : 0, b = det > 1e-12 * s00 * s11 ? (s00 * r1 - s01 * r0) / det : -1;
+    if (hi > lo && b >= 0) {
+      p.walk[std::size_t(walk_unknown)] = Curve{{lo, hi}, {std::max(0.0, a + b * lo), std::max(0.0, a + b * hi)}};
+    } else if (s00 > 0) {
+      p.walk[std::size_t(walk_unknown)] = Curve::constant(std::max(0.0, r0 / s00));
+    }
   }
   {
     std::vector<double> model, measured, wm, wmeas;
@@ -296,7 +343,7 @@ inline Calibrated calibrate(const Prices& given, const ProbeSet& ps) {
   // is itself a median of five runs).
   for (std::size_t k = 0; k < K; ++k)
     if (mlp_unknown[k]) p.mlp[k] = Curve::constant(8);
-  if (walk_mlp_unknown) p.walk_mlp = 4;
+  if (walk_mlp_unknown) p.walk_mlp = Curve::constant(4);
   for (int sweep = 0; sweep < 10 && !ps.update.empty(); ++sweep) {
     for (std::size_t k = 0; k < K; ++k) {
       if (!mlp_unknown[k]) continue;
@@ -309,7 +356,7 @@ inline Calibrated calibrate(const Prices& given, const ProbeSet& ps) {
         // beyond the L1 and the walks leave (predict's max(core, beyond)).
         double rest = 0;
         if (k > 0) {
-          rest = detail::walks(n, p.walk_ns) / p.walk_mlp;
+          rest = detail::walks(n, p.walk) / p.walk_mlp.at(ws);
           for (std::size_t j = 1; j < K; ++j)
             if (j != k) rest += n.served[j] * p.latency[j].at(ws) / p.mlp[j].at(ws);
         }
@@ -318,22 +365,24 @@ inline Calibrated calibrate(const Prices& given, const ProbeSet& ps) {
       }
       if (!x.empty()) p.mlp[k] = Curve{x, detail::running_median3(y)};
     }
-    if (walk_mlp_unknown) {  // 1/walk_mlp: a least-squares slope over the 4 KiB-page updates
-      double num = 0, den = 0;
+    if (walk_mlp_unknown) {  // at each 4 KiB-page update's working set: its walks over the time they leave
+      std::vector<std::pair<double, double>> pts;
       for (const Probe& q : ps.update) {
         if (!q.small_pages) continue;
         const Counts& n = q.counts;
-        double y = q.ns;
-        for (std::size_t j = 1; j < K; ++j) y -= n.served[j] * p.latency[j].at(n.working_set_bytes) / p.mlp[j].at(n.working_set_bytes);
-        const double w = detail::walks(n, p.walk_ns), wt = 1 / (q.ns * q.ns);
-        num += wt * w * y, den += wt * w * w;
+        const double ws = n.working_set_bytes;
+        if (walk_unknown >= 0 && n.tlb_miss[std::size_t(walk_unknown)] < detail::kMinWalksPerStep) continue;
+        double left = q.ns;
+        for (std::size_t j = 1; j < K; ++j) left -= n.served[j] * p.latency[j].at(ws) / p.mlp[j].at(ws);
+        const double w = detail::walks(n, p.walk);
+        pts.emplace_back(std::log2(ws), detail::clamp_mlp(left > 0 ? w / left : 64));
       }
-      p.walk_mlp = den > 0 && num > 0 ? detail::clamp_mlp(den / num) : 64;
+      if (!pts.empty()) p.walk_mlp = detail::smoothed_curve(pts);
     }
   }
   for (std::size_t k = 0; k < K; ++k)  // no update probes: no overlap
     if (p.mlp[k].value.size() == 1 && p.mlp[k].value[0] == 0) p.mlp[k] = Curve::constant(1);
-  if (p.walk_mlp == 0) p.walk_mlp = 1;
+  if (p.walk_mlp.value.size() == 1 && p.walk_mlp.value[0] == 0) p.walk_mlp = Curve::constant(1);
   {
     std::vector<double> model, measured;
     for (const Probe& q : ps.update) model.push_back(predict(q.counts, p).latency_bound_ns), measured.push_back(q.ns);

@@ -41,23 +41,36 @@ struct SortScratch {
 // one bucket keep their order and the sorted algorithms stay exact for non-commutative
 // operators. It carries each input's position when `with_index` (multiscan and gather put results
 // back in input order) and its value when `values` is given.
+// Its two passes apart (the cache-simulator study times each on its own, to price them):
+// the count and prefix sum into s.start, then the scatter, which consumes s.start.
 template <class T>
-void partial_sort_by_top_bits(const std::uint32_t* labels, const T* values, std::int64_t n, std::uint32_t m, int sort_bits,
-                              bool with_index, SortScratch<T>& s) {
+void partial_sort_count(const std::uint32_t* labels, std::int64_t n, std::uint32_t m, int sort_bits, SortScratch<T>& s) {
   sort_bits = effective_sort_bits(m, sort_bits);
   const int shift = label_bits(m) - sort_bits;
   s.start.assign((std::size_t(1) << sort_bits) + 1, 0);
+  for (std::int64_t i = 0; i < n; ++i) ++s.start[(labels[i] >> shift) + 1];
+  for (std::size_t d = 1; d < s.start.size(); ++d) s.start[d] += s.start[d - 1];
+}
+template <class T>
+void partial_sort_scatter(const std::uint32_t* labels, const T* values, std::int64_t n, std::uint32_t m, int sort_bits,
+                          bool with_index, SortScratch<T>& s) {
+  sort_bits = effective_sort_bits(m, sort_bits);
+  const int shift = label_bits(m) - sort_bits;
   s.labels.resize(static_cast<std::size_t>(n));
   if (with_index) s.index.resize(static_cast<std::size_t>(n));
   if (values) s.values.resize(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) ++s.start[(labels[i] >> shift) + 1];
-  for (std::size_t d = 1; d < s.start.size(); ++d) s.start[d] += s.start[d - 1];
   for (std::int64_t i = 0; i < n; ++i) {
     const std::int64_t at = s.start[labels[i] >> shift]++;
     s.labels[at] = labels[i];
     if (with_index) s.index[at] = static_cast<std::uint32_t>(i);
     if (values) s.values[at] = values[i];
   }
+}
+template <class T>
+void partial_sort_by_top_bits(const std::uint32_t* labels, const T* values, std::int64_t n, std::uint32_t m, int sort_bits,
+                              bool with_index, SortScratch<T>& s) {
+  partial_sort_count(labels, n, m, sort_bits, s);
+  partial_sort_scatter(labels, values, n, m, sort_bits, with_index, s);
 }
 
 // Alg 2.4: the partial sort, then Alg 2.2 over the sorted pairs, so consecutive updates fall into

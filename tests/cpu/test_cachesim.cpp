@@ -200,6 +200,199 @@ void wide_lru_exact() {
   }
 }
 
+// The simulator's LRU sets (move-to-front entries searched four ways a step, the near-hit short
+// path, 32- and 64-bit entries) against a plain reference: one move-to-front std::vector per set, the model of cache_sim.hpp's top comment
+// written out directly (demand fills, write-back victims into the next level or not, inclusive
+// back-invalidation, next-line and stride prefetchers with tagged first use, TLBs). Every Stats
+// field must match, in both entry widths, over random, strided and mixed streams of reads and
+// writes on LRU hierarchies of 1 to 300 ways.
+struct RefLru {
+  struct Line { std::uint64_t line; bool dirty, prefetched; };
+  struct Lvl {
+    Level l;
+    unsigned shift;
+    std::uint64_t sets;
+    std::vector<std::vector<Line>> s;  // most recent first
+    std::uint64_t last_miss = ~0ull;
+    std::int64_t last_stride = 0;
+  };
+  struct T { Tlb t; unsigned shift; std::uint64_t sets; std::vector<std::vector<std::uint64_t>> s; };
+  Hierarchy h;
+  std::vector<Lvl> c;
+  std::vector<T> tl;
+  Stats st;
+  explicit RefLru(const Hierarchy& hh) : h(hh) {
+    for (const Level& l : h.levels) {
+      const std::uint64_t sets = l.size_bytes / (std::uint64_t(l.line_bytes) * l.ways);
+      c.push_back({l, detail::log2u(l.line_bytes), sets, std::vector<std::vector<Line>>(sets)});
+      st.levels.push_back({l.name});
+    }
+    for (const Tlb& t : h.tlbs) {
+      tl.push_back({t, detail::log2u(t.page_bytes), t.entries / t.ways, std::vector<std::vector<std::uint64_t>>(t.entries / t.ways)});
+      st.tlbs.push_back({t.name});
+    }
+    st.served.assign(h.levels.size() + 1, 0);
+  }
+  std::vector<Line>& set_of(std::size_t i, std::uint64_t line) { return c[i].s[line % c[i].sets]; }
+  static std::vector<Line>::iterator find(std::vector<Line>& v, std::uint64_t line) {
+    return std::find_if(v.begin(), v.end(), [&](const Line& x) { return x.line == line; });
+  }
+  void access(std::uint64_t addr, bool w) {
+    ++st.accesses;
+    if (!tl.empty()) translate(addr);
+    fetch(0, addr, w, false);
+  }
+  void translate(std::uint64_t addr) {
+    std::size_t k = 0;
+    for (; k < tl.size(); ++k) {
+      const std::uint64_t page = addr >> tl[k].shift;
+      auto& v = tl[k].s[page % tl[k].sets];
+      auto it = std::find(v.begin(), v.end(), page);
+      if (it != v.end()) {
+        v.erase(it), v.insert(v.begin(), page), ++st.tlbs[k].hits;
+        break;
+      }
+      ++st.tlbs[k].misses;
+    }
+    if (k == tl.size()) ++st.page_walks;
+    for (std::size_t j = 0; j < k; ++j) {
+      const std::uint64_t page = addr >> tl[j].shift;
+      auto& v = tl[j].s[page % tl[j].sets];
+      v.insert(v.begin(), page);
+      if (v.size() > tl[j].t.ways) v.pop_back();
+    }
+  }
+  int lookup(std::size_t i, std::uint64_t line, bool dirty) {  // 0 miss, 1 hit, 2 first use of a prefetched line
+    auto& v = set_of(i, line);
+    auto it = find(v, line);
+    if (it == v.end()) return 0;
+    Line x = *it;
+    const int r = x.prefetched ? 2 : 1;
+    x.prefetched = false, x.dirty = x.dirty || dirty;
+    v.erase(it), v.insert(v.begin(), x);
+    return r;
+  }
+  void insert(std::size_t i, std::uint64_t line, bool dirty, bool prefetched) {
+    auto& v = set_of(i, line);
+    Line victim{0, false, false};
+    bool evict = false;
+    if (v.size() == c[i].l.ways) victim = v.back(), v.pop_back(), evict = true;
+    v.insert(v.begin(), Line{line, dirty, prefetched});
+    if (evict) evicted(i, victim.line, victim.dirty);
+  }
+  void evicted(std::size_t i, std::uint64_t line, bool dirty) {
+    const std::uint64_t addr = line << c[i].shift, bytes = std::uint64_t(1) << c[i].shift;
+    if (c[i].l.inclusive)
+      for (std::size_t j = 0; j < i; ++j)
+        for (std::uint64_t a = addr & ~((1ull << c[j].shift) - 1); a < addr + bytes; a += 1ull << c[j].shift) {
+          auto& v = set_of(j, a >> c[j].shift);
+          auto it = find(v, a >> c[j].shift);
+          if (it != v.end()) dirty = dirty || it->dirty, v.erase(it);
+        }
+    if (!dirty) return;
+    ++st.levels[i].writebacks;
+    if (!h.writeback_to_next_level) return;
+    if (i + 1 == c.size()) { ++st.memory_writes; return; }
+    const std::uint64_t nl = addr >> c[i + 1].shift;
+    if (!lookup(i + 1, nl, true)) insert(i + 1, nl, true, false);
+  }
+  void fetch(std::size_t i, std::uint64_t addr, bool w, bool pf) {
+    if (i == c.size()) {
+      ++st.memory_reads;
+      if (!pf) ++st.served[i];
+      return;
+    }
+    const std::uint64_t line = addr >> c[i].shift;
+    if (const int hit = lookup(i, line, w)) {
+      ++st.levels[i].hits;
+      if (!pf) ++st.served[i];
+      if (hit == 2 && !pf) prefetch(i, line);
+      return;
+    }
+    ++st.levels[i].misses;
+    fetch(i + 1, addr, false, pf);
+    insert(i, line, w, false);
+    if (c[i].l.prefetcher != Prefetch::None && !pf) prefetch(i, line);
+  }
+  void prefetch(std::size_t i, std::uint64_t line) {
+    Lvl& l = c[i];
+    std::uint64_t target = ~0ull;
+    if (l.l.prefetcher == Prefetch::NextLine) {
+      target = line + 1;
+    } else {
+      const std::int64_t d = l.last_miss == ~0ull ? 0 : std::int64_t(line - l.last_miss);
+      if (d != 0 && d == l.last_stride) target = line + std::uint64_t(d);
+      l.last_stride = d, l.last_miss = line;
+    }
+    if (target == ~0ull) return;
+    auto& v = set_of(i, target);
+    if (find(v, target) != v.end()) return;
+    ++st.levels[i].prefetches;
+    fetch(i + 1, target << l.shift, false, true);
+    insert(i, target, false, true);
+  }
+};
+
+bool same_stats(const Stats& a, const Stats& b) {
+  bool same = a.accesses == b.accesses && a.memory_reads == b.memory_reads && a.memory_writes == b.memory_writes &&
+              a.page_walks == b.page_walks && a.served == b.served && a.levels.size() == b.levels.size() &&
+              a.tlbs.size() == b.tlbs.size();
+  for (std::size_t k = 0; same && k < a.levels.size(); ++k)
+    same = a.levels[k].hits == b.levels[k].hits && a.levels[k].misses == b.levels[k].misses &&
+           a.levels[k].writebacks == b.levels[k].writebacks && a.levels[k].prefetches == b.levels[k].prefetches;
+  for (std::size_t k = 0; same && k < a.tlbs.size(); ++k) same = a.tlbs[k].hits == b.tlbs[k].hits && a.tlbs[k].misses == b.tlbs[k].misses;
+  return same;
+}
+
+void lru_against_reference() {
+  auto lv = [](std::uint64_t sets, std::uint32_t ways, std::uint32_t line, Prefetch p, bool incl) {
+    Level l = level(sets * ways * line, ways, Policy::LRU, line);
+    l.prefetcher = p, l.inclusive = incl;
+    return l;
+  };
+  const Prefetch N = Prefetch::None, NL = Prefetch::NextLine, S = Prefetch::Stride;
+  std::vector<Hierarchy> hs(6);
+  hs[0].levels = {lv(64, 12, 64, NL, false), lv(128, 17, 64, S, true), lv(256, 38, 64, NL, true)};
+  hs[0].tlbs = {Tlb{"T1", 16, 4, 4096, 1.0}, Tlb{"T2", 64, 64, 4096, 1.0}};
+  hs[1].levels = {lv(32, 1, 64, N, false), lv(64, 3, 64, NL, false), lv(64, 64, 64, S, true)};
+  hs[1].writeback_to_next_level = false;
+  hs[2].levels = {lv(16, 2, 64, S, false), lv(64, 16, 64, NL, true), lv(32, 300, 64, N, true)};
+  hs[2].tlbs = {Tlb{"T1", 8, 2, 4096, 1.0}};
+  hs[3].levels = {lv(8, 16, 32, NL, false), lv(64, 38, 64, N, true), lv(64, 12, 128, NL, true)};  // mixed line sizes
+  hs[3].writeback_to_next_level = false;
+  hs[4].levels = {lv(4, 3, 64, NL, false), lv(16, 17, 64, NL, false), lv(8192, 17, 64, S, true)};  // narrow L3
+  hs[5].levels = {lv(64, 12, 64, NL, false), lv(2048, 16, 64, NL, false), lv(8192, 38, 64, NL, true), lv(1, 2, 4096, N, true)};
+  hs[5].tlbs = {Tlb{"T1", 64, 4, 4096, 1.0}};
+  for (std::size_t hi = 0; hi < hs.size(); ++hi)
+    for (std::uint64_t seed : {1u, 2u, 3u}) {
+      const Hierarchy& h = hs[hi];
+      RefLru ref(h);
+      Simulator narrow(h), wide(h, false);
+      harness::Rng rng(100 * hi + seed);
+      const std::uint64_t base = std::uint64_t(1) << 40;
+      const int n = hi == 2 ? 60000 : 120000;
+      std::uint64_t cursor = 0;
+      std::int64_t stride = 64;
+      for (int i = 0; i < n; ++i) {
+        std::uint64_t addr;
+        const int phase = (i / 5000) % 3;  // random, strided, then mixed
+        const bool strided = phase == 1 || (phase == 2 && rng.below(2) == 0);
+        if (strided) {
+          if (rng.below(2000) == 0) stride = (std::int64_t(rng.below(9)) - 4) * 64 + std::int64_t(rng.below(2)) * 8;
+          cursor = (cursor + std::uint64_t(stride)) & ((1u << 24) - 1);
+          addr = base + cursor;
+        } else {
+          const std::uint64_t span = rng.below(3) == 0 ? (1u << 24) : rng.below(2) ? (1u << 16) : (1u << 12);
+          addr = base + rng.below(span);
+        }
+        const bool w = rng.below(3) == 0;
+        ref.access(addr, w), narrow.access(addr, w), wide.access(addr, w);
+      }
+      CHECK_MSG(same_stats(narrow.stats(), ref.st), "hierarchy " << hi << " seed " << seed << ": 32-bit levels differ from the reference LRU");
+      CHECK_MSG(same_stats(wide.stats(), ref.st), "hierarchy " << hi << " seed " << seed << ": 64-bit levels differ from the reference LRU");
+    }
+}
+
 std::string parse_error(const std::string& text) {
   try {
     parse_hierarchy(nlohmann::json::parse(text));
@@ -331,8 +524,8 @@ Prices truth_prices() {
   Prices t = prices_of(preset("core2-t7300"));
   t.latency = {Curve::constant(1.3), Curve{{17, 21}, {5.0, 9.0}}, Curve{{23, 28}, {90.0, 130.0}}};
   t.mlp = {Curve::constant(8.0), Curve::constant(5.0), Curve{{23, 28}, {10.0, 14.0}}};
-  t.walk_ns = {1.0, 20.0};
-  t.walk_mlp = 3.0;
+  t.walk = {Curve::constant(1.0), Curve{{22, 28}, {15.0, 30.0}}};  // dearer as the page tables leave the caches
+  t.walk_mlp = Curve{{22, 28}, {2.0, 4.0}};
   return t;
 }
 ProbeSet synthetic_probes(const Prices& truth, double noise, std::uint64_t seed) {
@@ -366,8 +559,8 @@ void calibration_recovers_prices() {
   Prices unknown = truth;
   for (Curve& c : unknown.latency) c = Curve::constant(kProbe);
   for (Curve& c : unknown.mlp) c = Curve::constant(0);
-  unknown.walk_ns = {1.0, kProbe};
-  unknown.walk_mlp = 0;
+  unknown.walk = {Curve::constant(1.0), Curve::constant(kProbe)};
+  unknown.walk_mlp = Curve::constant(0);
   auto near = [](double got, double want, double tol) { return std::abs(got / want - 1) <= tol; };
   for (double noise : {0.0, 0.05}) {
     for (std::uint64_t seed : {1, 2, 3}) {
@@ -381,8 +574,14 @@ void calibration_recovers_prices() {
         CHECK_MSG(near(c.prices.mlp[k].at(ws), truth.mlp[k].at(ws), noise == 0 ? 1e-6 : 0.35),
                   "noise " << noise << " level " << k << " mlp at 2^" << lg << ": " << c.prices.mlp[k].at(ws) << " want " << truth.mlp[k].at(ws));
       }
-      CHECK_MSG(near(c.prices.walk_ns[1], 20.0, noise == 0 ? 1e-6 : 0.2), "walk " << c.prices.walk_ns[1]);
-      CHECK_MSG(near(c.prices.walk_mlp, 3.0, noise == 0 ? 1e-6 : 0.35), "walk mlp " << c.prices.walk_mlp);
+      for (double lg : {22.0, 24.5, 28.0}) {  // the 4 KiB-page probes' range: the walk's curves come back
+        const double ws = std::exp2(lg);
+        CHECK_MSG(near(c.prices.walk[1].at(ws), truth.walk[1].at(ws), noise == 0 ? 1e-6 : 0.2),
+                  "walk at 2^" << lg << ": " << c.prices.walk[1].at(ws) << " want " << truth.walk[1].at(ws));
+        CHECK_MSG(near(c.prices.walk_mlp.at(ws), truth.walk_mlp.at(ws), noise == 0 ? 1e-6 : 0.35),
+                  "walk mlp at 2^" << lg << ": " << c.prices.walk_mlp.at(ws) << " want " << truth.walk_mlp.at(ws));
+      }
+      CHECK(c.prices.walk[0].at(1 << 24) == 1.0);  // a given price stays
       // The residuals say how far the probes are from the model: none without noise, and at most
       // about the noise with it.
       CHECK_MSG(c.fit.chase_rms <= (noise == 0 ? 1e-9 : 2 * noise) && c.fit.update_rms <= (noise == 0 ? 1e-9 : 3 * noise),
@@ -415,6 +614,20 @@ void calibration_recovers_prices() {
   fl.bytes_per_ns = {64.0 / 100};  // a line per 100 ns
   const Prediction sum = predict(std::vector<Counts>{a, b}, fl);
   CHECK_MSG(std::abs(sum.overlap_ns - (100 + 111 / 1.76)) < 1e-9, "phases: " << sum.overlap_ns);
+  // A sort pass the host probed at its sort bits costs what the probe measured; other bits, other
+  // phases, and no probe price from the counts.
+  {
+    Prices pr = fl;
+    pr.sort_count_ns = {0, 0.4, 0.5}, pr.sort_scatter_ns = {0, 2.5, 3.5};
+    Counts sc = a, cn = a, rd = a;
+    sc.phase = "scatter", cn.phase = "count", rd.phase = "reduce";
+    sc.sort_bits = cn.sort_bits = rd.sort_bits = 2;
+    CHECK(predict(sc, pr).overlap_ns == 3.5 && predict(cn, pr).overlap_ns == 0.5);
+    CHECK(predict(rd, pr).overlap_ns == predict(a, fl).overlap_ns);
+    sc.sort_bits = 3;  // beyond the probes
+    CHECK(predict(sc, pr).overlap_ns == predict(a, fl).overlap_ns);
+    CHECK(predict(sc, pr).sequential_ns == predict(a, fl).sequential_ns);
+  }
   CHECK(needs_calibration(preset("dev-vm")));
   CHECK(!needs_calibration(preset("core2-t7300")));
   // "probe" and "calibrate" are the only words a timing field takes.
@@ -432,6 +645,7 @@ int main() {
   inclusive();
   prefetchers_and_tlb();
   wide_lru_exact();
+  lru_against_reference();
   narrow_tags_exact();
   config_errors();
   streams();

@@ -83,7 +83,7 @@ void add_variants(Variants& d) {
          [](Ctx& c) { cpu::gather_sequential<T>(c.labels, c.table, c.n, c.results); }});
   d.add({"gather_sorted", K, "gather after a partial radix sort of the labels (Alg 2.6)", {Out::Gather, true}, {}, {},
          [](Ctx& c) { cpu::gather_sorted<T>(c.labels, c.table, c.n, c.m, c.sort_bits, c.results, c.sort_scratch); }});
-  d.add({"multireduce_mt", K, "modern baseline: threads with private buckets (m <= 2^20) or radix partitioning (larger m)",
+  d.add({"multireduce_mt", K, "modern baseline: threads with private buckets (one copy within half an L2) or owned bucket ranges (beyond), chosen from m and the host's L2",
          {Out::Buckets, false, true}, {},
          [](const Ctx& c) { return cpu::multireduce_mt_scratch_bytes<T>(c.n, c.m, c.threads); },
          [](Ctx& c) { cpu::multireduce_mt<Op>(c.labels, c.values, c.n, c.m, c.threads, c.scratch, c.out); }});
@@ -95,7 +95,7 @@ void add_variants(Variants& d) {
          {Out::Buckets, false, true}, {},
          [](const Ctx& c) { return cpu::multireduce_mt_scratch_bytes<T>(c.n, c.m, c.threads, cpu::MtPath::Partition); },
          [](Ctx& c) { cpu::multireduce_mt<Op>(c.labels, c.values, c.n, c.m, c.threads, c.scratch, c.out, cpu::MtPath::Partition); }});
-  d.add({"multireduce_owned", K, "threads each own a range of m / threads buckets; blocks of labels split by owner, then applied by the owners",
+  d.add({"multireduce_owned", K, "multireduce_mt's owned ranges at every m: threads each own m / threads buckets; each splits its slice of a block by owner, the owners apply the runs, up to 4 blocks apart (no barrier)",
          {Out::Buckets, false, true}, {},
          [](const Ctx& c) { return cpu::multireduce_owned_scratch_bytes<T>(c.threads); },
          [](Ctx& c) { cpu::multireduce_owned<Op>(c.labels, c.values, c.n, c.m, c.threads, c.scratch, c.out); }});

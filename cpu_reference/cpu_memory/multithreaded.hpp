@@ -1,7 +1,9 @@
 // The modern CPU baseline (beyond the thesis): multithreaded multireduce with
-// std::thread — per-thread privatised buckets for small m, radix partitioning by the top label
-// bits then per-partition sequential Alg 2.2 for large m — and a streaming-read kernel whose
-// bandwidth is the ceiling any of them can reach. Scratch comes from the caller (sized by
+// std::thread, by one of two paths chosen from m and the host's L2: per-thread private buckets for
+// small m, owned bucket ranges (multireduce_owned.hpp) where one copy of the buckets outgrows half
+// a core's L2; radix partitioning by the top label bits, then per-partition sequential Alg 2.2, is
+// a third path the threads study forces; and a streaming-read kernel whose bandwidth is the
+// ceiling any of them can reach. Scratch comes from the caller (sized by
 // multireduce_mt_scratch_bytes) so that its pages follow the study's page axis.
 #pragma once
 #include <algorithm>
@@ -9,31 +11,51 @@
 #include <cstdint>
 #include <thread>
 #include <vector>
+#if defined(__unix__)
+#include <unistd.h>
+#endif
 
 #include "../multireduce/cpu_multireduce.hpp"
+#include "multireduce_owned.hpp"
+#include "threads.hpp"
 
 namespace lp::cpu {
 
-inline int resolve_threads(int threads) {
-  return threads > 0 ? threads : std::max(1, int(std::thread::hardware_concurrency()));
+// The cache sizes multireduce_mt chooses by: a core's L2 (bytes; 0 where the host does not say).
+struct CacheSizes {
+  std::size_t l2 = 0;
+};
+inline CacheSizes host_cache_sizes() {
+  CacheSizes c;
+#if defined(_SC_LEVEL2_CACHE_SIZE)
+  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);  // glibc reads it from CPUID: a VM that hides sysfs still says
+  if (l2 > 0) c.l2 = std::size_t(l2);
+#endif
+  return c;
 }
+constexpr std::size_t kMtAssumedL2 = std::size_t(1) << 20;  // where the host does not say
 
-// Private copies cost threads x m buckets and a threads x m merge. The threads study measured both paths
-// at every m on the GPU host's 16 cores (results/h100-host/cpu_threads.json): private copies
-// still win where they outgrow each core's 2 MiB L2 and sit in the L3 (2^18: 80% of the streaming
-// read against 18%; 2^20: 30% against 12%); beyond 2^20 radix partitioning keeps each
-// partition's buckets cached and the copies' merge grows with threads x m.
-constexpr std::uint32_t kMtPrivateMaxBuckets = 1u << 20;
+// Which path multireduce_mt takes: Auto chooses from m and the L2 (mt_path), the others force one
+// (configs/cpu/threads.json measures each at every m).
+//  - private copies while one copy takes at most half an L2 (two hyper-threads may share a core's
+//    L2, and a copy that leaves it makes every update an L3 or memory round trip, as on the H100's
+//    host: 80-89% of the streaming read at 2^16, 17-30% at 2^20, results/h100-host/cpu_threads.json),
+//    and on one thread, where the other paths only add passes;
+//  - owned ranges beyond: a thread's share of the buckets stays in its L2 up to threads x half an
+//    L2, and where it does not, its updates still come in runs of its own. Radix partitioning reads
+//    and writes every pair through memory once more; on the H200's host it held 10-12% of the
+//    streaming read at m = 2^20-2^24 in two calls, where owned ranges held 17-29%
+//    (results/h200-host/cpu_threads.json, first_call/cpu_threads.json), so it is a forced path only.
+enum class MtPath { Auto, Private, Partition, Owned };
+template <class T>
+MtPath mt_path(std::uint32_t m, int threads, MtPath path, CacheSizes caches = host_cache_sizes()) {
+  if (path != MtPath::Auto) return path;
+  const std::size_t half_l2 = (caches.l2 ? caches.l2 : kMtAssumedL2) / 2, bytes = std::size_t(m) * sizeof(T);
+  return bytes <= half_l2 || resolve_threads(threads) == 1 ? MtPath::Private : MtPath::Owned;
+}
 // A partition's buckets should fit in L2 (2^15 int32 = 128 KiB); at most 2^10 partitions, so the
 // scatter's write streams stay few enough for the write-combining buffers and the TLB.
 constexpr int kMtPartitionBucketBits = 15, kMtMaxPartitionBits = 10;
-
-// Which path multireduce_mt takes: Auto chooses by m (private copies up to kMtPrivateMaxBuckets),
-// the others force one (configs/cpu/threads.json measures both at every m).
-enum class MtPath { Auto, Private, Partition };
-inline bool mt_private(std::uint32_t m, MtPath path) {
-  return path == MtPath::Private || (path == MtPath::Auto && m <= kMtPrivateMaxBuckets);
-}
 
 inline int mt_partition_bits(std::uint32_t m) {
   return std::clamp(label_bits(m) - kMtPartitionBucketBits, 1, kMtMaxPartitionBits);
@@ -42,18 +64,11 @@ inline int mt_partition_bits(std::uint32_t m) {
 template <class T>
 std::size_t multireduce_mt_scratch_bytes(std::int64_t n, std::uint32_t m, int threads, MtPath path = MtPath::Auto) {
   threads = resolve_threads(threads);
-  if (mt_private(m, path)) return std::size_t(threads) * m * sizeof(T);
+  path = mt_path<T>(m, threads, path);
+  if (path == MtPath::Owned) return multireduce_owned_scratch_bytes<T>(threads);
+  if (path == MtPath::Private) return std::size_t(threads) * m * sizeof(T);
   const std::size_t parts = std::size_t(1) << mt_partition_bits(m);
   return std::size_t(n) * (sizeof(std::uint32_t) + sizeof(T)) + alignof(T) + 2 * parts * threads * sizeof(std::int64_t) + 64;
-}
-
-// Runs f(t) for t in [0, threads) on threads-1 new threads and the caller.
-template <class F>
-void run_threads(int threads, F f) {
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(f, t);
-  f(0);
-  for (auto& th : pool) th.join();
 }
 
 // Modern baseline (not in the thesis): see the file comment. Thread chunks and partitions keep
@@ -65,8 +80,10 @@ void multireduce_mt_by(const std::uint32_t* labels, ValueAt value_at, std::int64
                        typename Op::value_type* buckets, MtPath path = MtPath::Auto) {
   using T = typename Op::value_type;
   threads = resolve_threads(threads);
+  path = mt_path<T>(m, threads, path);
+  if (path == MtPath::Owned) return multireduce_owned_by<Op>(labels, value_at, n, m, threads, scratch, buckets);
   auto lo = [&](int t) { return n * t / threads; };
-  if (mt_private(m, path)) {
+  if (path == MtPath::Private) {
     T* priv = static_cast<T*>(scratch);
     run_threads(threads, [&](int t) {
       T* mine = priv + std::size_t(t) * m;

@@ -50,7 +50,7 @@ void check_algorithms() {
             std::fill(got.begin(), got.end(), 123);
             cpu::multireduce_mt<Op>(labels.data(), values.data(), n, m, threads, scratch.data(), got.data());
             CHECK_MSG(got == want_mr, "multireduce_mt threads=" << threads << at);
-            for (cpu::MtPath path : {cpu::MtPath::Private, cpu::MtPath::Partition}) {
+            for (cpu::MtPath path : {cpu::MtPath::Private, cpu::MtPath::Partition, cpu::MtPath::Owned}) {
               std::vector<char> forced(cpu::multireduce_mt_scratch_bytes<T>(n, m, threads, path) + 8);
               std::fill(got.begin(), got.end(), 123);
               cpu::multireduce_mt<Op>(labels.data(), values.data(), n, m, threads, forced.data(), got.data(), path);
@@ -93,6 +93,42 @@ void check_algorithms() {
           for (int threads : {1, 5})
             CHECK_MSG(cpu::stream_read_sum(values.data(), n, threads) == want_sum, "stream_read threads=" << threads << at);
         }
+}
+
+// The threaded paths keep each bucket's input order (Last: the last value in input order wins, which
+// a reordering path would miss), in every path and with more threads than this machine has cores.
+void check_threads_keep_order() {
+  using LastOp = lp::multireduce::Last;
+  for (std::uint64_t seed : {3ull, 4ull})
+    for (std::uint32_t m : {5u, 4096u, 300007u})
+      for (std::int64_t n : {std::int64_t(70001), std::int64_t(1) << 19}) {
+        const auto labels = harness::labels(n, m, "uniform", 1.0, seed * 31 + m);
+        std::vector<std::int32_t> values(static_cast<std::size_t>(n));
+        for (std::int64_t i = 0; i < n; ++i) values[std::size_t(i)] = std::int32_t(i);
+        const auto want = cpu::multireduce_brute_force<LastOp>(labels, values, m);
+        for (int threads : {2, 5, 16})
+          for (cpu::MtPath path : {cpu::MtPath::Auto, cpu::MtPath::Private, cpu::MtPath::Partition, cpu::MtPath::Owned}) {
+            std::vector<char> scratch(cpu::multireduce_mt_scratch_bytes<std::int32_t>(n, m, threads, path) + 8);
+            std::vector<std::int32_t> got(m, 7);
+            cpu::multireduce_mt<LastOp>(labels.data(), values.data(), n, m, threads, scratch.data(), got.data(), path);
+            CHECK_MSG(got == want, "Last path=" << int(path) << " threads=" << threads << " n=" << n << " m=" << m);
+          }
+      }
+}
+
+// multireduce_mt's choice from m and the L2: private copies while one takes half an L2 or less (and
+// on one thread), owned ranges beyond; a forced path stays forced.
+void check_mt_path_rule() {
+  const cpu::CacheSizes l2{std::size_t(2) << 20};  // 2 MiB: half is 2^18 int32 buckets
+  CHECK(cpu::mt_path<std::int32_t>(1u << 18, 16, cpu::MtPath::Auto, l2) == cpu::MtPath::Private);
+  CHECK(cpu::mt_path<std::int32_t>((1u << 18) + 1, 16, cpu::MtPath::Auto, l2) == cpu::MtPath::Owned);
+  CHECK(cpu::mt_path<std::int32_t>(1u << 22, 16, cpu::MtPath::Auto, l2) == cpu::MtPath::Owned);
+  CHECK(cpu::mt_path<std::int32_t>(1u << 26, 16, cpu::MtPath::Auto, l2) == cpu::MtPath::Owned);
+  CHECK(cpu::mt_path<std::int32_t>(1u << 19, 1, cpu::MtPath::Auto, l2) == cpu::MtPath::Private);  // one thread: Alg 2.2 itself
+  CHECK(cpu::mt_path<std::int32_t>(1u << 19, 16, cpu::MtPath::Partition, l2) == cpu::MtPath::Partition);
+  CHECK(cpu::mt_path<__int128>(1u << 17, 16, cpu::MtPath::Auto, l2) == cpu::MtPath::Owned);         // 16-byte buckets
+  CHECK(cpu::mt_path<std::int32_t>(1u << 4, 16, cpu::MtPath::Owned, l2) == cpu::MtPath::Owned);
+  CHECK(cpu::mt_path<std::int32_t>(1u << 18, 16, cpu::MtPath::Auto, cpu::CacheSizes{}) == cpu::MtPath::Owned);  // unknown L2: 1 MiB assumed
 }
 
 void check_pointer_chase() {
@@ -156,6 +192,8 @@ void check_counters() {
 
 int main() {
   check_algorithms();
+  check_threads_keep_order();
+  check_mt_path_rule();
   check_pointer_chase();
   check_huge_pages();
   check_counters();

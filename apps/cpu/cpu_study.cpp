@@ -83,7 +83,7 @@ void add_variants(Variants& d) {
          [](Ctx& c) { cpu::gather_sequential<T>(c.labels, c.table, c.n, c.results); }});
   d.add({"gather_sorted", K, "gather after a partial radix sort of the labels (Alg 2.6)", {Out::Gather, true}, {}, {},
          [](Ctx& c) { cpu::gather_sorted<T>(c.labels, c.table, c.n, c.m, c.sort_bits, c.results, c.sort_scratch); }});
-  d.add({"multireduce_mt", K, "modern baseline: threads with private buckets (one copy within half an L2) or owned bucket ranges (beyond), chosen from m and the host's L2",
+  d.add({"multireduce_mt", K, "modern baseline: threads with private buckets, or owned bucket ranges where one copy takes more than 4 L2s and there are 8 threads or more (chosen from m, the threads and the host's L2)",
          {Out::Buckets, false, true}, {},
          [](const Ctx& c) { return cpu::multireduce_mt_scratch_bytes<T>(c.n, c.m, c.threads); },
          [](Ctx& c) { cpu::multireduce_mt<Op>(c.labels, c.values, c.n, c.m, c.threads, c.scratch, c.out); }});

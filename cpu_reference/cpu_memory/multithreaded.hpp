@@ -1,7 +1,7 @@
 // The modern CPU baseline (beyond the thesis): multithreaded multireduce with
-// std::thread, by one of two paths chosen from m and the host's L2: per-thread private buckets for
-// small m, owned bucket ranges (multireduce_owned.hpp) where one copy of the buckets outgrows half
-// a core's L2; radix partitioning by the top label bits, then per-partition sequential Alg 2.2, is
+// std::thread, by one of two paths chosen from m, the threads and the host's L2: per-thread
+// private buckets, or owned bucket ranges (multireduce_owned.hpp) where one copy of the buckets
+// far outgrows a core's L2 and there are many threads; radix partitioning by the top label bits, then per-partition sequential Alg 2.2, is
 // a third path the threads study forces; and a streaming-read kernel whose bandwidth is the
 // ceiling any of them can reach. Scratch comes from the caller (sized by
 // multireduce_mt_scratch_bytes) so that its pages follow the study's page axis.
@@ -37,21 +37,24 @@ constexpr std::size_t kMtAssumedL2 = std::size_t(1) << 20;  // where the host do
 
 // Which path multireduce_mt takes: Auto chooses from m and the L2 (mt_path), the others force one
 // (configs/cpu/threads.json measures each at every m).
-//  - private copies while one copy takes at most half an L2 (two hyper-threads may share a core's
-//    L2, and a copy that leaves it makes every update an L3 or memory round trip, as on the H100's
-//    host: 80-89% of the streaming read at 2^16, 17-30% at 2^20, results/h100-host/cpu_threads.json),
-//    and on one thread, where the other paths only add passes;
-//  - owned ranges beyond: a thread's share of the buckets stays in its L2 up to threads x half an
-//    L2, and where it does not, its updates still come in runs of its own. Radix partitioning reads
-//    and writes every pair through memory once more; on the H200's host it held 10-12% of the
-//    streaming read at m = 2^20-2^24 in two calls, where owned ranges held 17-29%
-//    (results/h200-host/cpu_threads.json, first_call/cpu_threads.json), so it is a forced path only.
+//  - owned ranges where one copy of the buckets takes more than 4 L2s and there are 8 threads or
+//    more. A pair then crosses between cores once (about 7 ns a pair a thread on the H200's host),
+//    which pays only where a private copy's every update goes to the L3 or memory and a thread's
+//    share is an eighth of the buckets or less. On the H200's 16-thread host owned ranges tied
+//    private copies at 2^20 (4 MiB, 29% against 28% of the streaming read) and beat them from 2^22
+//    (20% against 13%, 19% against 7%: results/h200-host/cpu_threads.json); with the dev VM's 2
+//    threads they held 3-6% at every m, where private copies held 15-32% up to 2^22
+//    (results/dev-vm/cpu_threads.json);
+//  - private copies otherwise (a copy within the L2s is an L2 read-modify-write an update).
+// Radix partitioning reads and writes every pair through memory once more; it held 10-23% at
+// m >= 2^18 on the H200's host where owned ranges held 17-29%, so it is a forced path only.
 enum class MtPath { Auto, Private, Partition, Owned };
+constexpr int kMtOwnedMinThreads = 8;
 template <class T>
 MtPath mt_path(std::uint32_t m, int threads, MtPath path, CacheSizes caches = host_cache_sizes()) {
   if (path != MtPath::Auto) return path;
-  const std::size_t half_l2 = (caches.l2 ? caches.l2 : kMtAssumedL2) / 2, bytes = std::size_t(m) * sizeof(T);
-  return bytes <= half_l2 || resolve_threads(threads) == 1 ? MtPath::Private : MtPath::Owned;
+  const std::size_t l2 = caches.l2 ? caches.l2 : kMtAssumedL2, bytes = std::size_t(m) * sizeof(T);
+  return bytes > 4 * l2 && resolve_threads(threads) >= kMtOwnedMinThreads ? MtPath::Owned : MtPath::Private;
 }
 // A partition's buckets should fit in L2 (2^15 int32 = 128 KiB); at most 2^10 partitions, so the
 // scatter's write streams stay few enough for the write-combining buffers and the TLB.

@@ -116,19 +116,19 @@ void check_threads_keep_order() {
       }
 }
 
-// multireduce_mt's choice from m and the L2: private copies while one takes half an L2 or less (and
-// on one thread), owned ranges beyond; a forced path stays forced.
+// multireduce_mt's choice from m, the threads and the L2: owned ranges where one copy takes more
+// than 4 L2s and there are 8 threads or more, private copies otherwise; a forced path stays forced.
 void check_mt_path_rule() {
-  const cpu::CacheSizes l2{std::size_t(2) << 20};  // 2 MiB: half is 2^18 int32 buckets
-  CHECK(cpu::mt_path<std::int32_t>(1u << 18, 16, cpu::MtPath::Auto, l2) == cpu::MtPath::Private);
-  CHECK(cpu::mt_path<std::int32_t>((1u << 18) + 1, 16, cpu::MtPath::Auto, l2) == cpu::MtPath::Owned);
-  CHECK(cpu::mt_path<std::int32_t>(1u << 22, 16, cpu::MtPath::Auto, l2) == cpu::MtPath::Owned);
-  CHECK(cpu::mt_path<std::int32_t>(1u << 26, 16, cpu::MtPath::Auto, l2) == cpu::MtPath::Owned);
-  CHECK(cpu::mt_path<std::int32_t>(1u << 19, 1, cpu::MtPath::Auto, l2) == cpu::MtPath::Private);  // one thread: Alg 2.2 itself
+  const cpu::CacheSizes l2{std::size_t(2) << 20};  // 2 MiB: 4 L2s are 2^21 int32 buckets
+  CHECK(cpu::mt_path<std::int32_t>(1u << 21, 16, cpu::MtPath::Auto, l2) == cpu::MtPath::Private);
+  CHECK(cpu::mt_path<std::int32_t>((1u << 21) + 1, 16, cpu::MtPath::Auto, l2) == cpu::MtPath::Owned);
+  CHECK(cpu::mt_path<std::int32_t>(1u << 26, 8, cpu::MtPath::Auto, l2) == cpu::MtPath::Owned);
+  CHECK(cpu::mt_path<std::int32_t>(1u << 26, 7, cpu::MtPath::Auto, l2) == cpu::MtPath::Private);  // a share of a seventh or more
+  CHECK(cpu::mt_path<std::int32_t>(1u << 26, 2, cpu::MtPath::Auto, l2) == cpu::MtPath::Private);
   CHECK(cpu::mt_path<std::int32_t>(1u << 19, 16, cpu::MtPath::Partition, l2) == cpu::MtPath::Partition);
-  CHECK(cpu::mt_path<__int128>(1u << 17, 16, cpu::MtPath::Auto, l2) == cpu::MtPath::Owned);         // 16-byte buckets
+  CHECK(cpu::mt_path<__int128>((1u << 19) + 1, 16, cpu::MtPath::Auto, l2) == cpu::MtPath::Owned);  // 16-byte buckets
   CHECK(cpu::mt_path<std::int32_t>(1u << 4, 16, cpu::MtPath::Owned, l2) == cpu::MtPath::Owned);
-  CHECK(cpu::mt_path<std::int32_t>(1u << 18, 16, cpu::MtPath::Auto, cpu::CacheSizes{}) == cpu::MtPath::Owned);  // unknown L2: 1 MiB assumed
+  CHECK(cpu::mt_path<std::int32_t>((1u << 20) + 1, 16, cpu::MtPath::Auto, cpu::CacheSizes{}) == cpu::MtPath::Owned);  // unknown L2: 1 MiB assumed
 }
 
 void check_pointer_chase() {

@@ -10,8 +10,8 @@
 // update probes: independent read-modify-writes, the multireduce's kind of access, which overlap
 // less than independent reads where a line is updated again while its update is in flight), so
 // are the page walk's price and its overlap (from 4 KiB-page chases and updates: a walk gets dearer
-// as the page tables themselves leave the caches, 3.3 ns an input at 4 MiB and 6.6 at 256 MiB on the
-// H100's host, which one price fitted over all of them halved at the large end), every fit reports
+// as the page tables themselves leave the caches; on the H100's host the walks cost 6.6 ns an input
+// at 256 MiB, where one price fitted over 4 MiB-1 GiB gave 3.3), every fit reports
 // its residual, and a stream is priced phase by phase (init, count, scatter, reduce), each with its
 // own working set and stream count. The partial sort's count and scatter passes are priced by their
 // own probe where one ran (Prices::sort_count_ns, sort_scatter_ns): a scatter into 2^b runs of

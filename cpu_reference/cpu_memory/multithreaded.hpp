@@ -41,10 +41,10 @@ constexpr std::size_t kMtAssumedL2 = std::size_t(1) << 20;  // where the host do
 //    more. A pair then crosses between cores once (about 7 ns a pair a thread on the H200's host),
 //    which pays only where a private copy's every update goes to the L3 or memory and a thread's
 //    share is an eighth of the buckets or less. On the H200's 16-thread host owned ranges tied
-//    private copies at 2^20 (4 MiB, 29% against 28% of the streaming read) and beat them from 2^22
-//    (20% against 13%, 19% against 7%: results/h200-host/cpu_threads.json); with the dev VM's 2
-//    threads they held 3-6% at every m, where private copies held 15-32% up to 2^22
-//    (results/dev-vm/cpu_threads.json);
+//    private copies at 2^20 (4 MiB, 24-29% against 23-28% of the streaming read) and beat them from 2^22
+//    (19-23% against 7-13%: results/h200-host/cpu_threads.json and the two runs beside it); with
+//    the dev VM's 2 threads they held 4-6% at every m, where private copies held 30-36% at
+//    2^18-2^20 and 8% at 2^22 (results/dev-vm/cpu_threads.json);
 //  - private copies otherwise (a copy within the L2s is an L2 read-modify-write an update).
 // Radix partitioning reads and writes every pair through memory once more; it held 10-23% at
 // m >= 2^18 on the H200's host where owned ranges held 17-29%, so it is a forced path only.

@@ -1,15 +1,15 @@
 // The modern CPU baseline (beyond the thesis): multithreaded multireduce with
 // std::thread, by one of two paths chosen from m, the threads and the host's L2: per-thread
 // private buckets, or owned bucket ranges (multireduce_owned.hpp) where one copy of the buckets
-// far outgrows a core's L2 and there are many threads; radix partitioning by the top label bits, then per-partition sequential Alg 2.2, is
-// a third path the threads study forces; and a streaming-read kernel whose bandwidth is the
-// ceiling any of them can reach. Scratch comes from the caller (sized by
+// far outgrows a core's L2 and there are many threads; radix partitioning by the top label bits,
+// then per-partition sequential Alg 2.2, is a third path the threads study forces; and a
+// streaming-read kernel whose bandwidth is the ceiling any of them can reach. Scratch comes from
+// the caller (sized by
 // multireduce_mt_scratch_bytes) so that its pages follow the study's page axis.
 #pragma once
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <thread>
 #include <vector>
 #if defined(__unix__)
 #include <unistd.h>

@@ -15,44 +15,40 @@ inline int resolve_threads(int threads) {
   return threads > 0 ? threads : std::max(1, int(std::thread::hardware_concurrency()));
 }
 
-// Thread t runs on the t-th CPU this process may use (its affinity mask, so `taskset` still
-// narrows it), where there are at least as many CPUs as threads; otherwise the scheduler places
-// them. Unpinned, the GPU host's 16 virtual CPUs gave 16 threads 5 GB/s of private-bucket
-// multireduce in one call where pinned threads reached 26-33 GB/s in the same run
-// (results/h200-host/probe_threads.txt): the guest's scheduler moved threads away from their
-// cache-resident buckets and stacked them on busy CPUs.
-inline void pin_to_cpu(int t, int threads) {
-#if defined(__linux__)
-  cpu_set_t allowed;
-  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0 || CPU_COUNT(&allowed) < threads) return;
-  for (int cpu = 0, seen = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (!CPU_ISSET(cpu, &allowed) || seen++ != t) continue;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
-    return;
-  }
-#else
-  (void)t, (void)threads;
-#endif
-}
-
-// Runs f(t) for t in [0, threads) on threads-1 new threads and the caller, each pinned (pin_to_cpu);
-// the caller's own affinity is restored when they are done.
+// Runs f(t) for t in [0, threads) on threads-1 new threads and the caller. Thread t runs on the
+// t-th CPU this process may use (its affinity mask, so `taskset` still narrows it), where there
+// are at least as many CPUs as threads; otherwise the scheduler places them; the caller's own
+// affinity is restored when they are done. Unpinned, the GPU host's 16 virtual CPUs gave 16
+// threads 5 GB/s of private-bucket multireduce in one call where pinned threads reached 26-33 GB/s
+// in the same run (results/h200-host/probe_threads.txt): the guest's scheduler moved threads away
+// from their cache-resident buckets and stacked them on busy CPUs.
 template <class F>
 void run_threads(int threads, F f) {
+  std::vector<int> cpus;  // the CPU of each thread; empty: not pinned
 #if defined(__linux__)
   cpu_set_t caller;
-  const bool restore = sched_getaffinity(0, sizeof(caller), &caller) == 0;
+  const bool known = sched_getaffinity(0, sizeof(caller), &caller) == 0;
+  if (known && CPU_COUNT(&caller) >= threads)
+    for (int cpu = 0; cpu < CPU_SETSIZE && int(cpus.size()) < threads; ++cpu)
+      if (CPU_ISSET(cpu, &caller)) cpus.push_back(cpu);
 #endif
+  auto pinned = [&](int t) {
+#if defined(__linux__)
+    if (!cpus.empty()) {
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      CPU_SET(cpus[std::size_t(t)], &one);
+      pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+    }
+#endif
+    f(t);
+  };
   std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back([&f, t, threads] { pin_to_cpu(t, threads); f(t); });
-  pin_to_cpu(0, threads);
-  f(0);
+  for (int t = 1; t < threads; ++t) pool.emplace_back(pinned, t);
+  pinned(0);
   for (auto& th : pool) th.join();
 #if defined(__linux__)
-  if (restore) pthread_setaffinity_np(pthread_self(), sizeof(caller), &caller);
+  if (!cpus.empty()) pthread_setaffinity_np(pthread_self(), sizeof(caller), &caller);
 #endif
 }
 

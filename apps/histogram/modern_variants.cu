@@ -71,7 +71,7 @@ harness::Params auto_metrics(const Ctx& c) {
 
 void add_modern_variants(Defs& d) {
   d.add({"block_privatized", VariantKind::Ours,
-         "ours: block-private shared histograms, 32-bit counters (16-bit, two per word, overflow carried exactly, where a 32-bit copy "
+         "ours: block-private shared histograms, 32-bit counters (16-bit, two per word, moved to the output in phases before they can overflow, where a 32-bit copy "
          "does not fit a block), up to 32 copies (one per bank: 256 bins get 32), 16-byte loads; "
          "u8: words and vectors of equal bytes as one update; u32: equal samples bundled, warps on one bin combined", {},
          [](const auto& c) {

@@ -37,20 +37,41 @@ inline int copies_log2(std::uint32_t bins, Width w = Width::Full) {
   return r;
 }
 
-// 16-bit counters, two per word (bin b in half b & 1 of word b / 2). The word's atomic returns the
-// old value, which tells exactly which adds carried: a low half that passes 0xffff has added one
-// to the high half, so the output gets 65536 for the low bin and -1 for the high one; a word that
-// passes 2^32 has lost 65536 of the high bin. The final flush then adds each half's field, and the
-// output ends exact whatever the order of the adds (every carry is seen by the one add that made it).
-__device__ __forceinline__ void half_add(std::uint32_t* word, std::uint32_t bin, std::uint32_t inc, std::uint32_t bins,
-                                         std::uint32_t* out) {
-  const std::uint32_t delta = (bin & 1u) ? inc << 16 : inc;
-  const std::uint32_t old = atomicAdd(word, delta);
-  if (old + delta < old && (bin | 1u) < bins) atomicAdd(out + (bin | 1u), 65536u);
-  if (!(bin & 1u) && (old & 0xffffu) + inc > 0xffffu) {
-    atomicAdd(out + bin, 65536u);
-    if (bin + 1 < bins) atomicAdd(out + bin + 1, 0xffffffffu);
+// 16-bit counters, two per word (bin b in half b & 1 of word b / 2), kept exact by phases instead
+// of carries: a block adds at most kHalfPhaseMax samples between two looks at its counters, and a
+// look moves every half that has reached kHalfFlushAt to the output. A half then never passes
+// kHalfFlushAt - 1 + kHalfPhaseMax < 2^16, so the adds need not return their old value. The carry
+// test this replaces (a returning atomic, a compare and two branches a sample) was what kept the
+// SMs issuing at 0.82 a cycle with DRAM at half its rate at 65536 bins
+// (results/h200/histogram/profiles/README.md); the look costs a 16-byte read of 4 words a thread
+// per 8 K-sample step and a barrier per phase.
+constexpr std::uint32_t kHalfFlushAt = 1u << 13;
+constexpr std::uint32_t kHalfPhaseMax = 65536u - kHalfFlushAt - 16;  // 16: the n mod 16 tail samples (bytes)
+
+// The look: every half at or above kHalfFlushAt is subtracted from its entry (atomically, as the
+// next phase's adds may already land) and added to the output. Entry e holds word e >> r_log2.
+__device__ __forceinline__ void flush_entry(std::uint32_t* hist, std::uint32_t e, std::uint32_t x, int r_log2, std::uint32_t bins,
+                                            std::uint32_t* out) {
+  const std::uint32_t lo = x & 0xffffu, hi = x >> 16, bin = 2 * (e >> r_log2);
+  const std::uint32_t take_lo = lo >= kHalfFlushAt ? lo : 0u, take_hi = hi >= kHalfFlushAt ? hi : 0u;
+  if (!(take_lo | take_hi)) return;
+  atomicSub(hist + e, take_lo | take_hi << 16);
+  if (take_lo) atomicAdd(out + bin, take_lo);
+  if (take_hi && bin + 1 < bins) atomicAdd(out + bin + 1, take_hi);
+}
+__device__ __forceinline__ void flush_halves(std::uint32_t* hist, std::uint32_t entries, int r_log2, std::uint32_t bins,
+                                             std::uint32_t* out) {
+  constexpr std::uint32_t kHigh = 0xffffu & ~(kHalfFlushAt - 1), kMask = kHigh | kHigh << 16;
+  const uint4* v = reinterpret_cast<const uint4*>(hist);
+  for (std::uint32_t q = threadIdx.x; q < entries / 4; q += blockDim.x) {
+    const uint4 x = v[q];
+    if (!((x.x | x.y | x.z | x.w) & kMask)) continue;  // the common case: one read, one test
+    flush_entry(hist, 4 * q, x.x, r_log2, bins, out);
+    flush_entry(hist, 4 * q + 1, x.y, r_log2, bins, out);
+    flush_entry(hist, 4 * q + 2, x.z, r_log2, bins, out);
+    flush_entry(hist, 4 * q + 3, x.w, r_log2, bins, out);
   }
+  for (std::uint32_t e = entries / 4 * 4 + threadIdx.x; e < entries; e += blockDim.x) flush_entry(hist, e, hist[e], r_log2, bins, out);
 }
 
 // Applies a bundle (bundle4) with apply(index, inc). Where every active lane of the warp holds one
@@ -77,7 +98,7 @@ __device__ __forceinline__ void apply_bundle_warp(const Bundle& u, Apply apply) 
 // Copy c of bin b at b * R + c, and lane l uses copy l mod R: with R = 32 (256 bins) every lane has
 // its own bank, so no two lanes of a warp ever conflict or collide, whatever the data; with fewer
 // copies, lanes hitting one bin spread over R addresses.
-// kHalf: 16-bit counters (half_add), copy c of word w at w * R + c.
+// kHalf: 16-bit counters bounded by phases (flush_halves), copy c of word w at w * R + c.
 template <class T, bool kHalf>
 __global__ void __launch_bounds__(1024) block_privatized_kernel(const T* __restrict__ samples, std::int64_t n, std::uint32_t bins,
                                                                 int r_log2, std::uint32_t* __restrict__ out) {
@@ -89,9 +110,12 @@ __global__ void __launch_bounds__(1024) block_privatized_kernel(const T* __restr
   __syncthreads();
 
   std::uint32_t* mine = hist + copy;
+  // add_word: an update of a counter word as bundle4 makes them (two 16-bit fields with kHalf);
+  // add: one bin's. Neither returns a value (the phases bound the 16-bit counters).
+  auto add_word = [&](std::uint32_t word, std::uint32_t inc) { atomicAdd(mine + (word << r_log2), inc); };
   auto add = [&](std::uint32_t bin, std::uint32_t inc) {
-    if constexpr (kHalf) half_add(mine + ((bin >> 1) << r_log2), bin, inc, bins, out);
-    else atomicAdd(mine + (bin << r_log2), inc);
+    if constexpr (kHalf) add_word(bin >> 1, inc << (16 * (bin & 1u)));
+    else add_word(bin, inc);
   };
   auto bin_vec = [&](const uint4& v) {
     if constexpr (sizeof(T) == 1) {
@@ -116,13 +140,37 @@ __global__ void __launch_bounds__(1024) block_privatized_kernel(const T* __restr
       // u32 samples arrive 4x slower per byte: there is time to bundle equal samples (bundle4), and
       // where lanes share copies, to combine a warp that hits one bin.
       const std::uint32_t bin[4] = {v.x, v.y, v.z, v.w};
-      const Bundle u = bundle4<32>(bin);
+      if constexpr (kHalf) {
+        // 16-bit counters (65536 bins and so) are short of issue slots, and samples of a vector
+        // rarely repeat a bin there unless the data is skewed. So a warp bundles (bundle4) only
+        // where kSkewLanes of its threads see a repeat that is not the whole vector (three
+        // compares, one ballot); otherwise a vector of one bin is one update of 4 and any other
+        // four plain updates. H200, 2^26 samples over 65536 bins (results/h200/histogram/probes/),
+        // of the copy ceiling: bundling always 0.60 uniform, 0.59 zipf(1), 0.54 zipf(3) (a bin of 83%
+        // of the samples), 0.62 degenerate; never 0.68, 0.68, 0.40, 0.71; on any repeat in the
+        // warp 0.69, 0.60, 0.52, 0.59; as here 0.69, 0.68, 0.53, 0.70.
+        constexpr int kSkewLanes = 4;
+        const bool e01 = bin[0] == bin[1], e23 = bin[2] == bin[3], e02 = bin[0] == bin[2], one = e01 && e23 && e02;
+        const unsigned active = __activemask();
+        if (__popc(__ballot_sync(active, (e01 || e23 || e02) && !one)) < kSkewLanes) {
+          if (one) {
+            Bundle u{};
+            u.index[0] = bin[0] >> 1, u.inc[0] = 4u << (16 * (bin[0] & 1u)), u.live[0] = true;
+            apply_bundle_warp(u, add_word);  // a warp of one bin: one update
+          } else {
+#pragma unroll
+            for (int j = 0; j < 4; ++j) add(bin[j], 1u);
+          }
+          return;
+        }
+      }
+      const Bundle u = bundle4<kHalf ? 16 : 32>(bin);
       if (R < 32) {
-        apply_bundle_warp(u, add);
+        apply_bundle_warp(u, add_word);
       } else {
 #pragma unroll
         for (int j = 0; j < 4; ++j)
-          if (u.live[j]) add(u.index[j], u.inc[j]);
+          if (u.live[j]) add_word(u.index[j], u.inc[j]);
       }
     }
   };
@@ -130,20 +178,27 @@ __global__ void __launch_bounds__(1024) block_privatized_kernel(const T* __restr
   const uint4* vec = reinterpret_cast<const uint4*>(samples);
   const std::int64_t n_vec = n / kPer, stride = std::int64_t(gridDim.x) * blockDim.x;
   // Two 16-byte loads in flight per thread before any update. With 16-bit counters the next step's
-  // two are issued before this step's updates as well: their returning atomics (half_add) made each
-  // step wait on its updates before its successor's loads left, with one 1024-thread block per SM
-  // (128 KiB of counters) to hide it. Elsewhere the 12 more registers would cost the second block.
+  // two are issued before this step's updates as well, with one 1024-thread block per SM (128 KiB of
+  // counters) to hide the loads; elsewhere the 12 more registers would cost the second block. The
+  // 16-bit steps are block-uniform, so that every thread meets each phase's barrier.
   std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   if constexpr (kHalf) {
+    const std::uint32_t steps_per_phase = kHalfPhaseMax / (2u * kPer * blockDim.x);
+    std::uint32_t step = 0;
     bool has_a = i < n_vec, has_b = i + stride < n_vec;
     uint4 a = has_a ? __ldg(vec + i) : uint4{}, b = has_b ? __ldg(vec + i + stride) : uint4{};
-    while (has_a) {
+    for (std::int64_t first = blockIdx.x * std::int64_t(blockDim.x); first < n_vec; first += 2 * stride) {
       const std::int64_t j = i + 2 * stride;
       const bool has_c = j < n_vec, has_d = j + stride < n_vec;
       const uint4 c = has_c ? __ldg(vec + j) : uint4{}, d = has_d ? __ldg(vec + j + stride) : uint4{};
-      bin_vec(a);
+      if (has_a) bin_vec(a);
       if (has_b) bin_vec(b);
       a = c, b = d, has_a = has_c, has_b = has_d, i = j;
+      if (++step == steps_per_phase) {
+        step = 0;
+        __syncthreads();
+        flush_halves(hist, words << r_log2, r_log2, bins, out);
+      }
     }
   } else {
     for (; i < n_vec; i += 2 * stride) {

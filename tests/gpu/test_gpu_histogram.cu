@@ -83,6 +83,11 @@ int main() {
   cases.push_back({(1 << 20) + 3, 64, "u8", "degenerate", "", {}});
   cases.push_back({(1 << 18) + 3, 65536, "u32", "zipf", "", {{"zipf_s", Value(3.0)}}});  // 16-bit counters, mixed warps
   cases.push_back({(1 << 18) + 5, (1 << 17) + 3, "u32", "degenerate", "", {}});  // auto's look: the cluster where windows would serve
+  // 16-bit counters past their phases' flush threshold (one bin, a block's share over 8192 samples),
+  // at the default block and at 256 and 64 threads (more steps a phase), in the sanitizer runs too.
+  cases.push_back({(1 << 21) + 3, 65536, "u32", "degenerate", "", {}});
+  cases.push_back({(1 << 21) + 5, 65535, "u32", "zipf", "", {{"zipf_s", Value(3.0)}, {"threads", I(256)}}});
+  if (!quick) cases.push_back({(1 << 22) + 7, 65536, "u32", "degenerate", "", {{"threads", I(64)}}});
   // Streamed from pinned host memory in chunks: the sharded variants and h2d_stream.
   cases.push_back({100003, 300, "u32", "zipf", "", {{"source", Value(std::string("host"))}, {"chunk", I(4096)}}});
   if (!quick) {

@@ -7,6 +7,7 @@
 #include "kernels/multireduce/cluster_privatized.cuh"
 #include "kernels/multireduce/global_atomics.cuh"
 #include "kernels/multireduce/register_privatized.cuh"
+#include "kernels/multireduce/shared_perthread.cuh"
 #include "kernels/multireduce/shared_privatized.cuh"
 #include "kernels/multireduce/sort_global.cuh"
 
@@ -107,6 +108,7 @@ ar::Sizes sizes_of(const Ctx& c) {
   s.shared_narrow = !std::is_same_v<N, T> && narrow.copies > 0;
   s.narrow_one_window = s.shared_narrow && narrow.parts == 1;
   s.cluster = mr::cluster_plan<T>(c.m, c.tune).cluster > 0;
+  s.perthread = mr::shared_perthread_rows_unsupported(c.n, c.m, sizeof(T), c.tune).empty();
   s.int_counts = c.n <= (std::int64_t(1) << 31) - 1;
   s.l2_bytes = double(mr::l2_bytes());
   return s;
@@ -121,7 +123,8 @@ std::size_t plan_scratch(Plan r, const Ctx& c) {
     case Plan::SharedNarrow: return narrow_bytes<Op>(c, mr::shared_privatized_scratch_bytes<N>(c.n, c.m, c.tune));
     case Plan::Cluster: return mr::cluster_privatized_scratch_bytes<T>(c.m, cluster_sets<Op>(c));
     case Plan::Global:
-    case Plan::Register: return 0;
+    case Plan::Register:
+    case Plan::PerThread: return 0;
     default:
       if constexpr (std::is_same_v<Op, kd::Sum128Words>) return 0;
       else return sort_reduce_bytes<Op>(c);
@@ -151,6 +154,8 @@ void run_plan(Plan r, const Ctx& in, cudaStream_t s, std::size_t bytes) {
       return gpu_query<Op>(c, [&](const Src<Op>& src, auto* out) { mr::global_atomics<Op, true>(src, c.n, c.m, out, c.stream); });
     case Plan::Register:
       return gpu_query<Op>(c, [&](const Src<Op>& src, auto* out) { mr::register_privatized<Op>(src, c.n, c.m, out, c.stream); });
+    case Plan::PerThread:
+      return gpu_query<Op>(c, [&](const Src<Op>& src, auto* out) { mr::shared_perthread_rows<Op>(src, c.n, c.m, out, c.tune, c.stream); });
     default:
       // The words' 32-byte values are no use to a sort (it moves values): carry buckets only.
       if constexpr (std::is_same_v<Op, kd::Sum128Words>) throw std::logic_error("decimal: sort_reduce sorts 16-byte values");
@@ -186,7 +191,8 @@ harness::Params auto_metrics(const Ctx& c) {
 
 void add_gpu_variants(Defs& d) {
   d.add({"auto", harness::VariantKind::Ours,
-         "ours: global atomics for few rows, register_privatized for up to 8 products (decimal64 and double: 4), shared_privatized for small bucket sets; beyond, an input profile of the product ids on "
+         "ours: global atomics for few rows, register_privatized for 1 product (decimal64 and double: up to 2), shared_perthread beyond "
+         "while each thread's buckets take at most 384 bytes, shared_privatized for small bucket sets; beyond, an input profile of the product ids on "
          "the device picks shared_privatized, shared_narrow (decimal64), cluster_privatized, global_atomics or sort_reduce inside "
          "one CUDA graph (kernels/decimal/auto_rule.hpp)",
          {Buckets::Default},
@@ -219,6 +225,14 @@ void add_gpu_variants(Defs& d) {
                        "no atomic an update), folded across the block and added with one atomic a block",
                        Plan::Register, Buckets::Default, [](const Ctx& c) {
                          return mr::register_privatized_fits(c.m) ? std::string() : std::string("more than 16 products: registers hold 16 buckets");
+                       }));
+  d.add(plan_variant("shared_perthread",
+                       "ours: each thread's buckets in shared memory (the thesis's per-thread sets, 4.3.6, over the rows), every update "
+                       "a plain load, add and store on the thread's own bucket: no atomic, no predicated add a bucket",
+                       Plan::PerThread, Buckets::Default, [](const Ctx& c) {
+                         return for_op<std::string>(c.type, Buckets::Default, [&](auto op) {
+                           return mr::shared_perthread_rows_unsupported(c.n, c.m, sizeof(typename decltype(op)::value_type), c.tune);
+                         });
                        }));
   d.add(plan_variant("shared_words",
                        "ours, decimal128: the same with the article's 32-bit words, each summed in a 64-bit counter without carries (32-byte "

@@ -11,9 +11,10 @@
 
 namespace lp::decimal::auto_rule {
 
-enum class Plan : unsigned { Shared, SharedNarrow, Cluster, Global, Sort, Register, Count };
+enum class Plan : unsigned { Shared, SharedNarrow, Cluster, Global, Sort, Register, PerThread, Count };
 inline const char* name(Plan p) {
-  constexpr const char* kNames[] = {"shared_privatized", "shared_narrow", "cluster_privatized", "global_atomics", "sort_reduce", "register_privatized"};
+  constexpr const char* kNames[] = {"shared_privatized", "shared_narrow", "cluster_privatized", "global_atomics",
+                                    "sort_reduce",       "register_privatized", "shared_perthread"};
   return unsigned(p) < unsigned(Plan::Count) ? kNames[unsigned(p)] : "?";
 }
 
@@ -33,7 +34,8 @@ struct Sizes {
   bool int_counts = true;           // n fits the sorts' int counts
   bool shared_one_window = false;   // shared_privatized's set fits a block whole (one label window)
   bool narrow_one_window = false;   // ... with 8-byte sticky buckets (decimal64)
-  bool unused[2] = {};
+  bool perthread = false;           // shared_perthread's per-thread sets fit a block
+  bool unused = false;
 };
 static_assert(sizeof(Sizes) == 8 + 8 + 16 + 8, "Sizes has no padding");
 
@@ -46,13 +48,27 @@ constexpr std::int64_t kLookMinN = std::int64_t(1) << 23;
 constexpr double kSmallSetBytes = 4096;
 // Few ids: each thread's buckets in registers, no atomic an update (shared memory's replicas chain
 // a thread's returning atomics on its few buckets; kernels/multireduce/register_privatized.cuh),
-// while the predicated adds (one a bucket an input) cost less than those chains. H200, 2^26 rows
-// (results/h200/decimal/ceiling_rows.json): decimal128 over 4 ids 0.28 ms against shared memory's
-// 0.48-0.55, over 8 ids 0.36 against 0.42-0.49, over 16 ids 0.49 against 0.38-0.44; decimal64's
-// two words over 4 ids 0.47 against 0.52, over 16 ids 1.62 against 0.42; doubles over 4 ids 0.26
-// against 0.34, over 16 ids 0.30 against 0.27.
-constexpr std::uint32_t kRegisterMaxM128 = 8, kRegisterMaxMOther = 4;
-LP_HD std::uint32_t register_max_m(Kind k) { return k == Kind::Decimal128 ? kRegisterMaxM128 : kRegisterMaxMOther; }
+// while the predicated adds (one a bucket an input) cost less than each thread's buckets in shared
+// memory (shared_perthread: a plain load, add and store an input). H200, 2^26 rows
+// (results/h200/decimal/perthread_limits.json): decimal128 over 1 id 0.259 ms against 0.265, over 2
+// ids 0.268 against 0.264, over 4 0.282 against 0.265; decimal64's two words over 2 ids 0.333
+// against 0.346-0.349, over 4 0.475 against the same; doubles level within 1% up to 8 ids (over 2
+// 0.249 against 0.250, over 4 and 8 0.252-0.254 against 0.249-0.251), over 12 0.293 against 0.253.
+constexpr std::uint32_t kRegisterMaxM128 = 1, kRegisterMaxM64 = 2, kRegisterMaxMDouble = 2;
+LP_HD std::uint32_t register_max_m(Kind k) {
+  return k == Kind::Decimal128 ? kRegisterMaxM128 : k == Kind::Decimal64 ? kRegisterMaxM64 : kRegisterMaxMDouble;
+}
+// Beyond the registers' ids, each thread's buckets in shared memory while they take at most this
+// many bytes a thread: then two blocks of 256 threads share an SM; beyond, one does, and shared
+// memory's replicated sets win (same file: decimal128 over 8-24 ids 0.26-0.31 ms against
+// shared_privatized's 0.37-0.49, over 32 ids 0.47 against 0.36-0.43; decimal64 over 24 ids 0.37
+// against 0.41-0.47, over 32 0.58 against 0.40-0.46; doubles over 48 ids 0.26 against 0.26-0.29,
+// over 64 0.34 against 0.26-0.28).
+constexpr std::uint32_t kPerThreadMaxBytes = 384;
+LP_HD bool perthread_plan(const Sizes& s) {
+  return s.perthread && s.m > register_max_m(s.kind) && std::uint64_t(s.m) * s.bucket_bytes <= kPerThreadMaxBytes;
+}
+LP_HD std::uint32_t perthread_max_m(Kind k) { return kPerThreadMaxBytes / (k == Kind::Double ? 8 : 16); }
 // Few rows, or rows under a quarter of the products: one global atomic a row (warp-aggregated)
 // beats every plan that first clears a block's or a cluster's bucket set (H100 regret sweep:
 // n = 1..40 000 over m = 8..400 000, global_atomics 7-13 us, shared_privatized 9-22, the cluster
@@ -115,6 +131,7 @@ LP_HD bool few_rows(const Sizes& s) {
 LP_HD Plan by_size(const Sizes& s) {
   if (few_rows(s)) return Plan::Global;
   if (s.m <= register_max_m(s.kind)) return Plan::Register;
+  if (perthread_plan(s)) return Plan::PerThread;
   if (small_set(s)) return Plan::Shared;
   if (s.n < kManyRows) return Plan::Global;
   if (s.kind == Kind::Double) {

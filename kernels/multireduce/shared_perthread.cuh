@@ -1,13 +1,16 @@
 // Thesis 4.3.6 (Fig 4.12, 4.13): Nugteren-style per-thread bucket sets in shared memory, bucket b
 // of thread t at b * nThreads + t; non-commutative form with transposed loads (Alg 4.7 / 4.6 /
-// 4.5), commutative "simple implementation" with batched register loads (TRISH) and atomics.
+// 4.5), commutative "simple implementation" with batched register loads (TRISH) and atomics; and,
+// beyond the thesis, the commutative form over a row source (quads), for wide buckets over few labels.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
+#include "../common/launch_cache.cuh"
 #include "common.cuh"
 #include "transpose.cuh"
 
@@ -102,10 +105,25 @@ __global__ void __launch_bounds__(1024) shared_perthread_noncomm_kernel(const st
   for (std::uint32_t b = 0; b < m; ++b) mine[b * total] = sets[b * nt + t];  // coalesced across the warp
 }
 
+// The end of the commutative forms: each warp folds whole buckets across the block's sets (lane l
+// reads sets l, l + 32, ...: conflict-free) and applies the fold atomically to out.
+template <class Op>
+__device__ __forceinline__ void fold_sets(const typename Op::value_type* sets, std::uint32_t m, typename Op::value_type* out) {
+  using T = typename Op::value_type;
+  __syncthreads();  // the folds read every thread's set
+  const int nt = blockDim.x, lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = nt >> 5;
+  for (std::uint32_t b = warp; b < m; b += warps) {
+    T acc = Op::identity();
+    for (int s = lane; s < nt; s += 32) acc = Op::apply(acc, sets[b * nt + s]);
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2) acc = Op::apply(acc, shfl_down(acc, off));
+    if (lane == 0 && !(acc == Op::identity())) atomic_apply<Op>(out + b, acc);  // x ⊙ e = x: skip
+  }
+}
+
 // (b) Commutative: no transposition. A block takes tiles of kBatch * nThreads inputs (grid-stride);
 // thread t loads inputs tile + k * nThreads + t for all k (each k one coalesced run) into registers,
-// then updates its own set. At the end each warp folds whole buckets across the block's sets (lane
-// l reads sets l, l + 32, ...: conflict-free) and applies the fold atomically to out.
+// then updates its own set; fold_sets ends it.
 template <class Op>
 __global__ void __launch_bounds__(1024) shared_perthread_comm_kernel(const std::uint32_t* __restrict__ labels,
                                                                      const typename Op::value_type* __restrict__ values,
@@ -134,15 +152,44 @@ __global__ void __launch_bounds__(1024) shared_perthread_comm_kernel(const std::
       }
     }
   }
-  __syncthreads();  // the folds below read every thread's set
-  const int lane = t & 31, warp = t >> 5, warps = nt >> 5;
-  for (std::uint32_t b = warp; b < m; b += warps) {
-    T acc = Op::identity();
-    for (int s = lane; s < nt; s += 32) acc = Op::apply(acc, sets[b * nt + s]);
+  fold_sets<Op>(sets, m, out);
+}
+
+// (c) Commutative over a row source (common.cuh: quad, label, value), beyond the thesis: the same
+// per-thread sets, the inputs read a quad at a time (16-byte loads of each column), two quads a
+// thread in flight, as register_privatized reads them. Its use is wide buckets over few labels,
+// where register_privatized's predicated adds (one a bucket an input) and shared_privatized's
+// returning atomics on a replica's few buckets both bind: every update here is a plain load, add
+// and store on the thread's own bucket. With bucket b of thread t at b * nThreads + t, a warp's
+// 16-byte buckets are 16-byte steps whatever the labels, so no update has a bank conflict.
+template <class Op, class Src>
+__global__ void __launch_bounds__(1024) shared_perthread_rows_kernel(const Src src, std::int64_t n, std::uint32_t m,
+                                                                     typename Op::value_type* out) {
+  using T = typename Op::value_type;
+  const int nt = blockDim.x, t = threadIdx.x;
+  T* sets = shared_sets<T>();
+  for (std::uint32_t b = 0; b < m; ++b) sets[b * nt + t] = Op::identity();
+  T* mine = sets + t;
+  auto add = [&](std::uint32_t label, const T& v) {
+    T* p = mine + label * nt;
+    *p = Op::apply(*p, v);
+  };
+  const std::int64_t quads = n / 4, stride = std::int64_t(gridDim.x) * nt;
+  std::int64_t q = blockIdx.x * std::int64_t(nt) + t;
+  for (; q + stride < quads; q += 2 * stride) {
+    const Quad<T> a = src.quad(q), b = src.quad(q + stride);
 #pragma unroll
-    for (int off = 16; off > 0; off /= 2) acc = Op::apply(acc, shfl_down(acc, off));
-    if (lane == 0 && !(acc == Op::identity())) atomic_apply<Op>(out + b, acc);  // x ⊙ e = x: skip
+    for (int k = 0; k < 4; ++k) add(a.label[k], a.value[k]);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) add(b.label[k], b.value[k]);
   }
+  if (q < quads) {
+    const Quad<T> a = src.quad(q);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) add(a.label[k], a.value[k]);
+  }
+  if (blockIdx.x == 0 && t < n - quads * 4) add(src.label(quads * 4 + t), src.value(quads * 4 + t));  // the n mod 4 tail
+  fold_sets<Op>(sets, m, out);
 }
 
 template <class Op, Tuning::Transpose S>
@@ -201,6 +248,32 @@ void shared_perthread_comm(const std::uint32_t* labels, const typename Op::value
   lp::allow_dynamic_shared(kernel, g.smem);
   kernel<<<g.blocks, g.threads, g.smem, stream>>>(labels, values, n, m, out);
   LP_CUDA_LAUNCH("shared_perthread_comm_kernel");
+}
+
+inline std::string shared_perthread_rows_unsupported(std::int64_t n, std::uint32_t m, std::size_t value_bytes, const Tuning& t) {
+  return shared_perthread_detail::grid(n, m, value_bytes, t, false).why;
+}
+
+// Launcher of (c) over any source (common.cuh); commutative operators only, no scratch.
+template <class Op, class Src>
+void shared_perthread_rows(const Src& src, std::int64_t n, std::uint32_t m, typename Op::value_type* out, const Tuning& t,
+                           cudaStream_t stream) {
+  using T = typename Op::value_type;
+  using namespace shared_perthread_detail;
+  static_assert(Op::commutative, "shared_perthread_rows folds each thread's set out of input order");
+  const Grid g = grid(n, m, sizeof(T), t, false);
+  if (!g.why.empty()) throw std::invalid_argument("shared_perthread_rows: " + g.why);
+  fill(out, m, Op::identity(), stream);
+  if (n <= 0) return;
+  // One wave of the blocks that reside (the occupancy calculator's, registers included): grid()
+  // counts shared memory alone, and 64 registers a thread leave 4 blocks of 256 an SM where the sets
+  // would let 6-8; the wave that follows left a tail (H200, 2^26 doubles over 16 ids: 0.88 of the
+  // copy ceiling against 1.00 over 24, results/h200/decimal/perthread_limits_smem_grid.json).
+  auto kernel = shared_perthread_rows_kernel<Op, Src>;
+  const int per_sm = t.blocks_per_sm > 0 ? t.blocks_per_sm : max_active_blocks(kernel, g.threads, g.smem);
+  const int blocks = grid_for(ceil_div(n, 8), g.threads, std::max(1, per_sm));
+  kernel<<<blocks, g.threads, g.smem, stream>>>(src, n, m, out);
+  LP_CUDA_LAUNCH("shared_perthread_rows_kernel");
 }
 
 }  // namespace lp::multireduce

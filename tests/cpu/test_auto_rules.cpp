@@ -615,6 +615,25 @@ void test_decimal_rule() {
   CHECK(!ar::needs_look(s) && ar::by_size(s) == P::Global);
   s.n = 1 << 20, s.m = std::uint32_t(4 * s.n + 4);
   CHECK(!ar::needs_look(s) && ar::by_size(s) == P::Global);
+  // Few ids: the registers, then each thread's buckets in shared memory where they fit a block.
+  {
+    ar::Sizes f = s;
+    f.n = ar::kLookMinN, f.perthread = true;
+    for (ar::Kind k : {ar::Kind::Decimal128, ar::Kind::Decimal64, ar::Kind::Double}) {
+      f.kind = k, f.bucket_bytes = k == ar::Kind::Double ? 8 : 16;
+      f.m = ar::register_max_m(k);
+      CHECK(ar::by_size(f) == P::Register);
+      f.m += 1;
+      CHECK(ar::by_size(f) == P::PerThread && ar::decide(f, spread()) == P::PerThread && ar::possible(f, P::PerThread));
+      f.m = ar::perthread_max_m(k);
+      CHECK(ar::by_size(f) == P::PerThread);
+      f.m += 1;
+      CHECK(ar::by_size(f) != P::PerThread);
+      f.m = ar::perthread_max_m(k), f.perthread = false;
+      CHECK(ar::by_size(f) != P::PerThread && !ar::possible(f, P::PerThread));
+      f.perthread = true;
+    }
+  }
   // Small sets stay in shared memory whatever the ids.
   s.n = ar::kLookMinN, s.kind = ar::Kind::Decimal128, s.bucket_bytes = 16, s.m = std::uint32_t(ar::kSmallSetBytes / 16);
   CHECK(!ar::needs_look(s) && ar::by_size(s) == P::Shared);
@@ -654,15 +673,20 @@ void test_decimal_rule() {
   s.m = 2;
   CHECK(ar::by_size(s) == P::Global);  // 4096 rows over 2 ids: kSmallSetRowsPerId
   s.n = std::int64_t(ar::kSmallSetRowsPerId) * 2 + 1;
-  CHECK(ar::by_size(s) == P::Register);
+  CHECK(ar::by_size(s) == P::Shared);  // beyond the registers' ids, the per-thread sets where they fit
+  s.perthread = true;
+  CHECK(ar::by_size(s) == P::PerThread);
+  s.perthread = false;
   for (const ar::Kind k : {ar::Kind::Decimal128, ar::Kind::Decimal64, ar::Kind::Double}) {
     ar::Sizes r = s;
-    r.kind = k, r.n = ar::kLookMinN, r.m = ar::register_max_m(k);
+    r.kind = k, r.bucket_bytes = k == ar::Kind::Double ? 8 : 16, r.n = ar::kLookMinN, r.m = ar::register_max_m(k);
     CHECK(!ar::needs_look(r) && ar::by_size(r) == P::Register && ar::possible(r, P::Register));
     r.m += 1;
     CHECK(ar::by_size(r) == P::Shared && !ar::possible(r, P::Register));
   }
-  CHECK(ar::register_max_m(ar::Kind::Decimal128) == 8 && ar::register_max_m(ar::Kind::Double) == 4);
+  CHECK(ar::register_max_m(ar::Kind::Decimal128) == 1 && ar::register_max_m(ar::Kind::Decimal64) == 2 &&
+        ar::register_max_m(ar::Kind::Double) == 2);
+  CHECK(ar::perthread_max_m(ar::Kind::Decimal128) == 24 && ar::perthread_max_m(ar::Kind::Double) == 48);
   s.n = ar::kFewRows - 1, s.m = 1;
   CHECK(ar::by_size(s) == P::Global);
   s.n = ar::kManyRows - 1, s.m = 5000;
@@ -737,7 +761,7 @@ void test_possible() {
     ar::Sizes s;
     s.kind = ar::Kind(r.below(3)), s.n = draw_n(r), s.m = draw_m(r), s.bucket_bytes = s.kind == ar::Kind::Double ? 8 : 16;
     s.shared = coin(r), s.shared_narrow = coin(r), s.cluster = coin(r), s.int_counts = r.unit() < 0.9;
-    s.shared_one_window = s.shared && coin(r), s.narrow_one_window = s.shared_narrow && coin(r);
+    s.shared_one_window = s.shared && coin(r), s.narrow_one_window = s.shared_narrow && coin(r), s.perthread = coin(r);
     return s;
   });
 }

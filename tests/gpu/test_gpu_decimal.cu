@@ -50,6 +50,11 @@ int main() {
   for (std::int64_t m : ms)
     for (const std::string type : {"decimal128", "decimal64"})
       cases.push_back({quick ? 50021 : 1000003, m, "uniform", type, m % 2 ? "fail" : "null", 2 + pick.below(1000)});
+  // Few ids beyond the registers' (shared_perthread, auto's plan there): every type, each at a size
+  // that leaves a ragged tail of quads.
+  for (std::int64_t m : {5, 13, 32})
+    for (const std::string type : {"decimal128", "decimal64", "double"})
+      cases.push_back({quick ? 50021 : 1000003, m, m == 13 ? "zipf" : "uniform", type, "null", 4 + pick.below(1000)});
   // decimal64's words and its sort path (8-byte sums widened) where ids repeat.
   for (std::int64_t m : ms) cases.push_back({quick ? 50021 : 1000003, m, "zipf", "decimal64", "null", 3 + pick.below(1000)});
   cases.push_back({quick ? 4099 : 300007, 1, "uniform", "decimal64", "null", 11});  // every group (the one) overflows

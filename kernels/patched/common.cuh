@@ -42,8 +42,9 @@ constexpr int kDefaultThreads = 256;
 // u32 1 x 32, u64 1 x 16 lanes (two chunks a warp), and u8 16 lanes x 8 threads, four chunks a warp
 // (16-byte stores: with 4 lanes a thread, one 1 KiB chunk a warp, u8 moved too few bytes an
 // instruction to stream, 0.60 of the read ceiling on the H100; with 16, the decode of a 2^26 u8
-// column takes 54 us instead of 69 on the H200, still bound by the SMs' issue, 83%:
-// results/h200/patched/profiles/). But 16 lane cursors a thread (G-ALP's patching, fused) made
+// column takes 54 us instead of 69 on the H200, still bound by the SMs' issue, 83%, and 33 us,
+// the loads its largest stall, with its rows unpacked four lanes a word (fastlanes.hpp, unpack4_u8;
+// results/h200/patched/profiles/)). But 16 lane cursors a thread (G-ALP's patching, fused) made
 // fused 1.2-2.3x slower on u8 (results/h200/patched/probes/compare_cursors_16_lanes.txt): the
 // cursors' kernel keeps 4 lanes a thread (kCursorLanesU8), as fast as before again
 // (results/h200/patched/compare/compare.txt). The warp's apply keeps 16: 1.2-1.3x faster over spread

@@ -68,6 +68,21 @@ LP_HD T unpack_one(const T* chunk_words, int lane, int row, int w) {
   return extract_bits<T>(lo, hi, at.shift, w);
 }
 
+// One row of four adjacent u8 lanes at once (SWAR: four bytes in a 32-bit word): byte k of the
+// result is (base + the w-bit value at bit `shift` of lo's byte k, continued in hi's byte k) mod
+// 256, what extract_bits and the base give lane by lane. Every lane of a row shares its shift, so
+// the shifts and masks act on the four bytes together, and the base is added with the bytes' carries
+// kept out of their neighbours. About 7 operations for four values (10 where they cross a byte)
+// instead of about 8 a value: the u8 decode was bound by the SMs' issue, not by DRAM
+// (results/h200/patched/profiles/README.md). base4: the base in all four bytes.
+LP_HD std::uint32_t unpack4_u8(std::uint32_t lo, std::uint32_t hi, int shift, int w, std::uint32_t base4) {
+  constexpr std::uint32_t kOnes = 0x01010101u, kLow7 = 0x7f7f7f7fu, kTop = 0x80808080u;
+  const std::uint32_t mask = (1u << w) - 1u, keep = 0xffu >> shift;  // keep: lo's bits that stay in their byte
+  std::uint32_t v = (lo >> shift) & ((keep & mask) * kOnes);
+  if (shift + w > 8) v |= (hi << (8 - shift)) & ((mask & ~keep) * kOnes);
+  return ((v & kLow7) + (base4 & kLow7)) ^ ((v ^ base4) & kTop);
+}
+
 // In-chunk position <-> (lane, row).
 template <class T>
 LP_HD int lane_of(int p) { return p % kLanes<T>; }

@@ -2,7 +2,7 @@
 // and the seed's layout (its diagram's chunk 0: lane_offsets 0,0,2,2,3,5), FastLanes packing round
 // trips for every type and every bit width, and the CPU apply (one thread and several) against the
 // brute-force oracle on random sizes and seeds, partial last chunks, empty patch sets, a chunk with
-// all 1024 positions patched and every position patched.
+// all 1024 positions patched and every position patched; the u8 decode's four-lanes-a-word rows.
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
@@ -221,6 +221,23 @@ void check_type(harness::Rng& r) {
   check_applies<T>(r);
 }
 
+// The u8 decode's four lanes a word (unpack4_u8) against extract_bits lane by lane: every bit width,
+// every shift, random words and bases, so the kernel's SWAR rows are the scalar rows.
+void check_unpack4_u8(harness::Rng& r) {
+  for (int w = 1; w <= 8; ++w)
+    for (int shift = 0; shift < 8; ++shift)
+      for (int k = 0; k < 200; ++k) {
+        const std::uint32_t lo = std::uint32_t(r.next()), hi = std::uint32_t(r.next()), base = std::uint32_t(r.below(256));
+        const std::uint32_t got = pk::unpack4_u8(lo, hi, shift, w, base * 0x01010101u);
+        bool same = true;
+        for (int b = 0; b < 4; ++b) {
+          const auto want = std::uint8_t(base + pk::extract_bits<std::uint8_t>(std::uint8_t(lo >> (8 * b)), std::uint8_t(hi >> (8 * b)), shift, w));
+          same = same && std::uint8_t(got >> (8 * b)) == want;
+        }
+        CHECK(same);
+      }
+}
+
 }  // namespace
 
 int main() {
@@ -228,6 +245,7 @@ int main() {
                     pk::kLanes<std::uint64_t> == 16,
                 "FastLanes lanes: 1024 bits / value bits");
   harness::Rng r(20250601);
+  check_unpack4_u8(r);
   check_type<std::uint8_t>(r);
   check_type<std::uint16_t>(r);
   check_type<std::uint32_t>(r);

@@ -43,8 +43,8 @@ inline int copies_log2(std::uint32_t bins, Width w = Width::Full) {
 // kHalfFlushAt - 1 + kHalfPhaseMax < 2^16, so the adds need not return their old value. The carry
 // test this replaces (a returning atomic, a compare and two branches a sample) was what kept the
 // SMs issuing at 0.82 a cycle with DRAM at half its rate at 65536 bins
-// (results/h200/histogram/profiles/README.md); the look costs a 16-byte read of 4 words a thread
-// per 8 K-sample step and a barrier per phase.
+// (results/h200/histogram/profiles/README.md). A look costs a barrier and, at 65536 bins, eight
+// 16-byte reads a thread of a 1024-thread block; a phase is six steps of 8 K samples there.
 constexpr std::uint32_t kHalfFlushAt = 1u << 13;
 constexpr std::uint32_t kHalfPhaseMax = 65536u - kHalfFlushAt - 16;  // 16: the n mod 16 tail samples (bytes)
 

@@ -250,8 +250,9 @@ void shared_perthread_comm(const std::uint32_t* labels, const typename Op::value
   LP_CUDA_LAUNCH("shared_perthread_comm_kernel");
 }
 
+// (c) keeps (b)'s sets, so what stops one stops the other.
 inline std::string shared_perthread_rows_unsupported(std::int64_t n, std::uint32_t m, std::size_t value_bytes, const Tuning& t) {
-  return shared_perthread_detail::grid(n, m, value_bytes, t, false).why;
+  return shared_perthread_comm_unsupported(n, m, value_bytes, t);
 }
 
 // Launcher of (c) over any source (common.cuh); commutative operators only, no scratch.
@@ -270,6 +271,7 @@ void shared_perthread_rows(const Src& src, std::int64_t n, std::uint32_t m, type
   // would let 6-8; the wave that follows left a tail (H200, 2^26 doubles over 16 ids: 0.88 of the
   // copy ceiling against 1.00 over 24, results/h200/decimal/perthread_limits_smem_grid.json).
   auto kernel = shared_perthread_rows_kernel<Op, Src>;
+  lp::allow_dynamic_shared(kernel, g.smem);  // also where the tuning's blocks_per_sm skips the occupancy query
   const int per_sm = t.blocks_per_sm > 0 ? t.blocks_per_sm : max_active_blocks(kernel, g.threads, g.smem);
   const int blocks = grid_for(ceil_div(n, 8), g.threads, std::max(1, per_sm));
   kernel<<<blocks, g.threads, g.smem, stream>>>(src, n, m, out);

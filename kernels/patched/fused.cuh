@@ -80,31 +80,25 @@ __global__ void __launch_bounds__(1024) decode_kernel(DevicePatched<T> a, T* __r
     const bool cross = at.shift + a.w > S::W;
     const typename S::Vec lo = *reinterpret_cast<const typename S::Vec*>(sw + at.word * S::L + S::V * t);
     const typename S::Vec hi = cross ? *reinterpret_cast<const typename S::Vec*>(sw + (at.word + 1) * S::L + S::V * t) : lo;
+    typename S::Vec x;
     if constexpr (kSwar) {
       // u8 without lane cursors: the row's 16 lanes four to a word (fastlanes.hpp, unpack4_u8).
-      const typename S::Vec x = make_uint4(unpack4_u8(lo.x, hi.x, at.shift, a.w, base4), unpack4_u8(lo.y, hi.y, at.shift, a.w, base4),
-                                           unpack4_u8(lo.z, hi.z, at.shift, a.w, base4), unpack4_u8(lo.w, hi.w, at.shift, a.w, base4));
-      if (!mine) continue;
-      if (q0 + S::V <= valid) {
-        *reinterpret_cast<typename S::Vec*>(o + q0) = x;
-      } else {
+      x = make_uint4(unpack4_u8(lo.x, hi.x, at.shift, a.w, base4), unpack4_u8(lo.y, hi.y, at.shift, a.w, base4),
+                     unpack4_u8(lo.z, hi.z, at.shift, a.w, base4), unpack4_u8(lo.w, hi.w, at.shift, a.w, base4));
+    } else {
+      T v[S::V];
 #pragma unroll
-        for (int k = 0; k < S::V; ++k)
-          if (q0 + k < valid) o[q0 + k] = S::get(x, k);
-      }
-      continue;
+      for (int k = 0; k < S::V; ++k) v[k] = T(base + extract_bits<T>(S::get(lo, k), S::get(hi, k), at.shift, a.w));
+      if (kCursor && mine) cursor.apply(a, r, v);
+      x = S::put(v);
     }
-    T v[S::V];
-#pragma unroll
-    for (int k = 0; k < S::V; ++k) v[k] = T(base + extract_bits<T>(S::get(lo, k), S::get(hi, k), at.shift, a.w));
-    if (kCursor && mine) cursor.apply(a, r, v);
     if (!mine) continue;
     if (q0 + S::V <= valid) {
-      *reinterpret_cast<typename S::Vec*>(o + q0) = S::put(v);
+      *reinterpret_cast<typename S::Vec*>(o + q0) = x;
     } else {
 #pragma unroll
       for (int k = 0; k < S::V; ++k)
-        if (q0 + k < valid) o[q0 + k] = v[k];
+        if (q0 + k < valid) o[q0 + k] = S::get(x, k);
     }
   }
 

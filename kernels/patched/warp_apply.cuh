@@ -9,14 +9,15 @@
 
 namespace lp::patched {
 
-// Called by every thread of the warp after its row stores (the caller's __syncwarp orders them
-// before these overwrites). `mine`: the thread's chunk exists.
 // A thread's patches go kApplyBatch at a time: all their indices and values are loaded before any
 // store, since a store may alias a later load as far as the compiler knows and would otherwise
 // wait each load's latency in turn. A chunk dense with patches (up to 1024 on u8's 8 threads a
 // chunk) was a chain of 128 such waits that held the whole decode up: clustered u8 at 0.01% took
 // 0.056 ms against 0.037 without patches (results/h200/patched/probes/ceiling_rows_unbatched.json).
 constexpr int kApplyBatch = 8;
+
+// Called by every thread of the warp after its row stores (the caller's __syncwarp orders them
+// before these overwrites). `mine`: the thread's chunk exists.
 template <class T>
 __device__ void warp_apply_chunk(const DevicePatched<T>& a, std::int64_t c, bool mine, int t, int threads_per_chunk, T* out) {
   if (!mine) return;

@@ -5,6 +5,7 @@
 #include "kernels/multiscan/cub_sort_scan.cuh"
 #include "kernels/multiscan/partitioned.cuh"
 #include "kernels/multiscan/perthread_scan.cuh"
+#include "kernels/multiscan/pipelined_scan.cuh"
 #include "kernels/multiscan/register_scan.cuh"
 #include "kernels/multiscan/relabel.cuh"
 #include "kernels/multiscan/single_pass.cuh"
@@ -130,6 +131,13 @@ void add_modern_variants(Defs<Op>& d) {
          [](const auto& c) { return ms::perthread_scan_unsupported(c.n, c.m, sizeof(T), c.tune); },
          [](const auto& c) { return ms::perthread_scan_scratch_bytes<T>(c.n, c.m); },
          [](Ctx<Op>& c) { ms::perthread_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, c.stream); }});
+  d.add({"pipelined_scan", VariantKind::Ours,
+         "ours (m <= 64, 8-byte values 32): register_scan's tile at m = 1, perthread_scan's above, in blocks that stay resident "
+         "and copy their next tile into shared memory (cp.async) while this one waits in the look-back",
+         {Output::Results, false},
+         [](const auto& c) { return ms::pipelined_scan_unsupported(c.n, c.m, sizeof(T)); },
+         [](const auto& c) { return ms::pipelined_scan_scratch_bytes<T>(c.n, c.m); },
+         [](Ctx<Op>& c) { ms::pipelined_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.stream); }});
   d.add({"register_scan", VariantKind::Ours,
          "ours (m <= 16): each thread multiscans 16 (8-byte values: 8) consecutive inputs with its bucket sums in registers, "
          "the block scans the m-vectors with shuffles, tiles of 256 threads exchange them through single_pass's look-back",

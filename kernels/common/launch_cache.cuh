@@ -30,7 +30,7 @@ namespace launch_cache_detail {
 
 // (what, device, kernel, three shape numbers) -> the remembered answer.
 using Key = std::tuple<int, int, const void*, long long, long long, long long>;
-enum What { kAttribute, kSharedLimit, kBlocks, kClusters };
+enum What { kAttribute, kSharedLimit, kBlocks, kClusters, kStaticShared };
 
 struct Cache {
   std::mutex mu;
@@ -69,10 +69,16 @@ inline int device_attribute(cudaDeviceAttr attr) {
 
 // Raises `kernel`'s dynamic shared-memory limit on the current device to at least `bytes` (never
 // lowers it: a launch needs smem <= limit, and one timed run may launch one kernel with several
-// sizes). No call at or below the default 48 KiB.
+// sizes). No call where the default allows it: 48 KiB with the kernel's static shared memory.
 inline void allow_dynamic_shared(const void* kernel, std::size_t bytes) {
   namespace d = launch_cache_detail;
-  if (bytes <= 48 * 1024) return;
+  if (bytes == 0) return;
+  const long long static_bytes = d::remembered({d::kStaticShared, current_device(), kernel, 0, 0, 0}, [&] {
+    cudaFuncAttributes a{};
+    LP_CUDA(cudaFuncGetAttributes(&a, kernel));
+    return (long long)a.sharedSizeBytes;
+  });
+  if ((long long)bytes + static_bytes <= 48 * 1024) return;
   d::Cache& c = d::cache();
   std::lock_guard<std::mutex> lock(c.mu);
   long long& limit = c.values[{d::kSharedLimit, current_device(), kernel, 0, 0, 0}];

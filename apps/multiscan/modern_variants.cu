@@ -5,7 +5,6 @@
 #include "kernels/multiscan/cub_sort_scan.cuh"
 #include "kernels/multiscan/partitioned.cuh"
 #include "kernels/multiscan/perthread_scan.cuh"
-#include "kernels/multiscan/pipelined_scan.cuh"
 #include "kernels/multiscan/register_scan.cuh"
 #include "kernels/multiscan/relabel.cuh"
 #include "kernels/multiscan/single_pass.cuh"
@@ -31,7 +30,7 @@ ar::Sizes sizes_of(const Ctx<Op>& c) {
   s.m = c.m;
   s.value_bytes = sizeof(T);
   s.sort_shared_bytes = double(ms::sort_shared_partials_bytes<Op>(c.n, c.m, c.tune));
-  s.register_scan = ms::register_scan_unsupported(c.n, c.m, sizeof(T)).empty();
+  s.register_scan = ms::register_scan_unsupported(c.n, c.m, sizeof(T), c.tune.blocks_per_sm).empty();
   s.perthread_scan = ms::perthread_scan_unsupported(c.n, c.m, sizeof(T), c.tune).empty();
   s.single_pass = ms::single_pass_unsupported(c.n, c.m, sizeof(T), c.tune).empty();
   s.partitioned = ms::partitioned_unsupported(c.n, c.m, sizeof(T), c.tune).empty();
@@ -62,7 +61,7 @@ std::size_t plan_scratch(Plan r, const Ctx<Op>& c) {
 template <class Op>
 void run_plan(Plan r, const Ctx<Op>& c, cudaStream_t s, std::size_t bytes) {
   switch (r) {
-    case Plan::RegisterScan: return ms::register_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, s);
+    case Plan::RegisterScan: return ms::register_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, s, nullptr, c.tune.blocks_per_sm);
     case Plan::PerthreadScan: return ms::perthread_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, s);
     case Plan::SinglePass: return ms::single_pass<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, s);
     case Plan::SortShared: return ms::sort_shared<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, s);
@@ -131,20 +130,13 @@ void add_modern_variants(Defs<Op>& d) {
          [](const auto& c) { return ms::perthread_scan_unsupported(c.n, c.m, sizeof(T), c.tune); },
          [](const auto& c) { return ms::perthread_scan_scratch_bytes<T>(c.n, c.m); },
          [](Ctx<Op>& c) { ms::perthread_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, c.stream); }});
-  d.add({"pipelined_scan", VariantKind::Ours,
-         "ours (m <= 64, 8-byte values 32): register_scan's tile at m = 1, perthread_scan's above, in blocks that stay resident "
-         "and copy their next tile into shared memory (cp.async) while this one waits in the look-back",
-         {Output::Results, false},
-         [](const auto& c) { return ms::pipelined_scan_unsupported(c.n, c.m, sizeof(T)); },
-         [](const auto& c) { return ms::pipelined_scan_scratch_bytes<T>(c.n, c.m); },
-         [](Ctx<Op>& c) { ms::pipelined_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.stream); }});
   d.add({"register_scan", VariantKind::Ours,
          "ours (m <= 16): each thread multiscans 16 (8-byte values: 8) consecutive inputs with its bucket sums in registers, "
          "the block scans the m-vectors with shuffles, tiles of 256 threads exchange them through single_pass's look-back",
          {Output::Results, false},
-         [](const auto& c) { return ms::register_scan_unsupported(c.n, c.m, sizeof(T)); },
+         [](const auto& c) { return ms::register_scan_unsupported(c.n, c.m, sizeof(T), c.tune.blocks_per_sm); },
          [](const auto& c) { return ms::register_scan_scratch_bytes<T>(c.n, c.m); },
-         [](Ctx<Op>& c) { ms::register_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.stream); }});
+         [](Ctx<Op>& c) { ms::register_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.stream, nullptr, c.tune.blocks_per_sm); }});
   d.add({"relabel", VariantKind::Ours,
          "ours: the labels present are marked (one 4-byte read per input) and numbered densely by a scan of m flags; with at most "
          "1024 present, register_scan (one present) or single_pass over them reading each label through the map, else sort_global on the labels as given",

@@ -48,39 +48,43 @@ inline std::size_t smem_bytes(std::uint32_t m, std::size_t value_bytes) { return
 // meets 32 different banks at every step.
 __device__ __forceinline__ int slot(int t) { return t ^ ((t >> 5) & 7); }
 
-// The block's shared memory for one tile besides its columns (m rows of kThreads entries, dynamic).
-template <class T>
-struct TileShared {
-  T agg[kMaxM], pre[kMaxM];
-  T fold_parts[kThreads];  // exchange_prefix's, m <= kThreads / 2
-  unsigned shared_word[2];
-};
-
-// One tile, from its inputs in registers (thread t's ITEMS from `start`) to its results stored:
-// the columns, the row scans, the look-back, the second walk. Every thread calls `before_barrier`
-// once it has folded its inputs and `after_barrier` past the block barrier that follows, where every
-// thread has (pipelined_scan takes its next tile there). Ends with every thread past the look-back;
-// the caller synchronises before the shared memory is used again.
-template <class Op, int ITEMS, class BeforeBarrier, class AfterBarrier>
-__device__ __forceinline__ void perthread_tile(TileShared<typename Op::value_type>& sh, typename Op::value_type* rows, std::int64_t tile,
-                                               std::int64_t start, std::int64_t n, std::uint32_t m, bool inclusive,
-                                               const std::uint32_t (&l)[ITEMS], typename Op::value_type (&x)[ITEMS],
-                                               typename Op::value_type* __restrict__ out, unsigned* status,
-                                               typename Op::value_type* aggregates, typename Op::value_type* prefixes,
-                                               unsigned long long* words, BeforeBarrier before_barrier, AfterBarrier after_barrier) {
+// MINB: the resident blocks an SM the registers are capped for (blocks_per_sm).
+template <class Op, int MINB>
+__global__ void __launch_bounds__(kThreads, MINB) perthread_scan_kernel(const std::uint32_t* __restrict__ labels,
+                                                                  const typename Op::value_type* __restrict__ values, std::int64_t n,
+                                                                  std::uint32_t m, bool inclusive, typename Op::value_type* __restrict__ out,
+                                                                  unsigned* status, typename Op::value_type* aggregates,
+                                                                  typename Op::value_type* prefixes, unsigned long long* words,
+                                                                  std::int64_t ahead) {
   using T = typename Op::value_type;
+  constexpr int ITEMS = single_pass_detail::run_items<T>();
+  extern __shared__ __align__(16) unsigned char perthread_scan_smem[];
+  T* rows = reinterpret_cast<T*>(perthread_scan_smem);  // m rows of kThreads entries
+  __shared__ T agg[kMaxM], pre[kMaxM];
+  __shared__ T fold_parts[kThreads];  // exchange_prefix's, m <= kThreads / 2
+  __shared__ unsigned shared_word[2];
   const int w = threadIdx.x / 32, lane = threadIdx.x & 31;
-  if (threadIdx.x < m) sh.pre[threadIdx.x] = Op::identity();
+
+  // Tiles in the order blocks start (single_pass's reason: no tile waits for one not yet running).
+  if (threadIdx.x == 0) shared_word[0] = atomicAdd(status, 1u);
+  if (threadIdx.x < m) pre[threadIdx.x] = Op::identity();
   T* column = rows + slot(threadIdx.x);  // bucket b at column[b * kThreads]
   for (std::uint32_t b = 0; b < m; ++b) column[b * kThreads] = Op::identity();
+  __syncthreads();
+  const std::int64_t tile = shared_word[0];
+  prefetch_tile_l2(labels, values, tile, ahead, std::int64_t(kThreads) * ITEMS, n);
+  const std::int64_t start = (tile * kThreads + threadIdx.x) * ITEMS;
+
+  std::uint32_t l[ITEMS];
+  T x[ITEMS];
+  load_run<std::uint32_t, ITEMS>(labels, start, n, 0xffffffffu, l);  // past the end: no bucket
+  load_run<T, ITEMS>(values, start, n, Op::identity(), x);
 
   // The thread's bucket sets, in input order (Alg 2.3 on its own column).
 #pragma unroll
   for (int k = 0; k < ITEMS; ++k)
     if (l[k] < m) column[l[k] * kThreads] = Op::apply(column[l[k] * kThreads], x[k]);
-  before_barrier();
   __syncthreads();
-  after_barrier();
 
   // Each row's exclusive scan over the threads: warp w takes rows w, w + 8, ..; lane i folds the
   // entries of threads 8i..8i+7 in order, the lanes scan their folds with shuffles (lower lanes on
@@ -98,7 +102,7 @@ __device__ __forceinline__ void perthread_tile(TileShared<typename Op::value_typ
       const T left = multireduce::shfl_up(run, d);
       if (lane >= d) run = Op::apply(left, run);
     }
-    if (lane == 31) sh.agg[b] = run;
+    if (lane == 31) agg[b] = run;
     const T up = multireduce::shfl_up(run, 1);
     const T before = lane == 0 ? Op::identity() : up;
     row[slot(8 * lane)] = before;
@@ -106,8 +110,7 @@ __device__ __forceinline__ void perthread_tile(TileShared<typename Op::value_typ
     for (int j = 1; j < 8; ++j) row[slot(8 * lane + j)] = Op::apply(before, v[j - 1]);
   }
   __syncthreads();
-  single_pass_detail::exchange_prefix<Op>(tile, tile == 0, m, sh.agg, sh.pre, status, aggregates, prefixes, words, sh.shared_word,
-                                          sh.fold_parts);
+  single_pass_detail::exchange_prefix<Op>(tile, tile == 0, m, agg, pre, status, aggregates, prefixes, words, shared_word, fold_parts);
 
   // The second walk: each input's result is the tile's prefix, then its bucket's column entry (the
   // threads before, then this thread's inputs before), then the input itself where inclusive.
@@ -118,38 +121,10 @@ __device__ __forceinline__ void perthread_tile(TileShared<typename Op::value_typ
       const T before = column[b * kThreads];
       const T next = Op::apply(before, x[k]);
       column[b * kThreads] = next;
-      x[k] = Op::apply(sh.pre[b], inclusive ? next : before);
+      x[k] = Op::apply(pre[b], inclusive ? next : before);
     }
   }
   store_run<T, ITEMS>(out, start, n, x);
-}
-
-// MINB: the resident blocks an SM the registers are capped for (blocks_per_sm).
-template <class Op, int MINB>
-__global__ void __launch_bounds__(kThreads, MINB) perthread_scan_kernel(const std::uint32_t* __restrict__ labels,
-                                                                  const typename Op::value_type* __restrict__ values, std::int64_t n,
-                                                                  std::uint32_t m, bool inclusive, typename Op::value_type* __restrict__ out,
-                                                                  unsigned* status, typename Op::value_type* aggregates,
-                                                                  typename Op::value_type* prefixes, unsigned long long* words,
-                                                                  std::int64_t ahead) {
-  using T = typename Op::value_type;
-  constexpr int ITEMS = single_pass_detail::run_items<T>();
-  extern __shared__ __align__(16) unsigned char perthread_scan_smem[];
-  __shared__ TileShared<T> sh;
-
-  // Tiles in the order blocks start (single_pass's reason: no tile waits for one not yet running).
-  if (threadIdx.x == 0) sh.shared_word[0] = atomicAdd(status, 1u);
-  __syncthreads();
-  const std::int64_t tile = sh.shared_word[0];
-  prefetch_tile_l2(labels, values, tile, ahead, std::int64_t(kThreads) * ITEMS, n);
-  const std::int64_t start = (tile * kThreads + threadIdx.x) * ITEMS;
-
-  std::uint32_t l[ITEMS];
-  T x[ITEMS];
-  load_run<std::uint32_t, ITEMS>(labels, start, n, 0xffffffffu, l);  // past the end: no bucket
-  load_run<T, ITEMS>(values, start, n, Op::identity(), x);
-  perthread_tile<Op, ITEMS>(sh, reinterpret_cast<T*>(perthread_scan_smem), tile, start, n, m, inclusive, l, x, out, status, aggregates,
-                            prefixes, words, [] {}, [] {});
 }
 
 }  // namespace perthread_scan_detail

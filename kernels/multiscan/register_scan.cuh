@@ -27,29 +27,47 @@ inline int width_for(std::uint32_t m) {
 
 using single_pass_detail::run_tiles;
 
-// The block's shared memory for one tile of M buckets.
-template <class T, int M>
-struct TileShared {
-  T warp_sums[kWarps][M];
-  T agg[M], pre[M];
-  T fold_parts[kThreads];  // exchange_prefix's, m <= kThreads / 2
-  unsigned shared_word[2];
-};
+// The register cap by default (blocks_per_sm = 0): four blocks an SM at one bucket, where the
+// look-back's wait, not the tile's work, sets the pace (results/h200/multiscan/profiles/README.md:
+// 59% of the cycles at the barrier behind it with three blocks an SM), so that more tiles are in
+// flight an SM; uncapped (one) above, where the bucket sums need the registers.
+constexpr int default_min_blocks(int width) { return width == 1 ? 4 : 1; }
+// The bucket counts whose kernels also come with a register cap of three or four blocks an SM.
+constexpr int kCappedMaxWidth = 2;
 
-// One tile, from its inputs in registers (thread t's ITEMS from `start`) to its results stored:
-// the bucket sums, the block's scan of them, the look-back, the second walk. Every thread calls
-// `before_barrier` once it has folded its inputs and `after_barrier` past the block barrier that
-// follows, where every thread has (pipelined_scan takes its next tile there). Ends with every thread
-// past the look-back; the caller synchronises before the shared memory is used again.
-template <class Op, int M, int ITEMS, class BeforeBarrier, class AfterBarrier>
-__device__ __forceinline__ void register_tile(TileShared<typename Op::value_type, M>& sh, std::int64_t tile, std::int64_t start,
-                                              std::int64_t n, std::uint32_t m, bool inclusive, std::uint32_t (&l)[ITEMS],
-                                              typename Op::value_type (&x)[ITEMS], typename Op::value_type* __restrict__ out,
-                                              unsigned* status, typename Op::value_type* aggregates, typename Op::value_type* prefixes,
-                                              unsigned long long* words, BeforeBarrier before_barrier, AfterBarrier after_barrier) {
+// M: the bucket count built for (m <= M; labels are below m, so buckets m..M-1 stay empty).
+// MINB: the resident blocks an SM the registers are capped for (blocks_per_sm).
+template <class Op, int M, int MINB>
+__global__ void __launch_bounds__(kThreads, MINB) register_scan_kernel(const std::uint32_t* __restrict__ labels,
+                                                                  const typename Op::value_type* __restrict__ values, std::int64_t n,
+                                                                  std::uint32_t m, bool inclusive, typename Op::value_type* __restrict__ out,
+                                                                  unsigned* status, typename Op::value_type* aggregates,
+                                                                  typename Op::value_type* prefixes, unsigned long long* words,
+                                                                  const std::uint32_t* __restrict__ map, std::int64_t ahead) {
   using T = typename Op::value_type;
+  constexpr int ITEMS = single_pass_detail::run_items<T>();  // 16 or 8: the sums, labels and values of m = 16 stay in registers
+  __shared__ T warp_sums[kWarps][M];
+  __shared__ T agg[M], pre[M];
+  __shared__ T fold_parts[kThreads];  // exchange_prefix's, m <= kThreads / 2
+  __shared__ unsigned shared_word[2];
   const int w = threadIdx.x / 32, lane = threadIdx.x & 31;
-  if (threadIdx.x < M) sh.pre[threadIdx.x] = Op::identity();
+
+  // Tiles in the order blocks start (single_pass's reason: no tile waits for one not yet running).
+  if (threadIdx.x == 0) shared_word[0] = atomicAdd(status, 1u);
+  if (threadIdx.x < M) pre[threadIdx.x] = Op::identity();
+  __syncthreads();
+  const std::int64_t tile = shared_word[0];
+  prefetch_tile_l2(labels, values, tile, ahead, std::int64_t(kThreads) * ITEMS, n);
+  const std::int64_t start = (tile * kThreads + threadIdx.x) * ITEMS;
+
+  std::uint32_t l[ITEMS];
+  T x[ITEMS];
+  load_run<std::uint32_t, ITEMS>(labels, start, n, 0xffffffffu, l);  // past the end: no bucket
+  load_run<T, ITEMS>(values, start, n, Op::identity(), x);
+  if (map)  // dense relabeling (relabel.cuh)
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k)
+      if (l[k] != 0xffffffffu) l[k] = __ldg(map + l[k]);
 
   // The thread's bucket sums, in input order. Every bucket applies either the value or the identity:
   // an `if` around the apply compiled to branches, which lanes of different labels took apart
@@ -72,27 +90,24 @@ __device__ __forceinline__ void register_tile(TileShared<typename Op::value_type
       const T left = multireduce::shfl_up(v, d);
       if (lane >= d) v = Op::apply(left, v);
     }
-    if (lane == 31) sh.warp_sums[w][b] = v;
+    if (lane == 31) warp_sums[w][b] = v;
     const T before = multireduce::shfl_up(v, 1);
     acc[b] = lane == 0 ? Op::identity() : before;
   }
-  before_barrier();
   __syncthreads();
-  after_barrier();
   if (threadIdx.x < M) {
     T a = Op::identity();
 #pragma unroll
-    for (int k = 0; k < kWarps; ++k) a = Op::apply(a, sh.warp_sums[k][threadIdx.x]);
-    sh.agg[threadIdx.x] = a;
+    for (int k = 0; k < kWarps; ++k) a = Op::apply(a, warp_sums[k][threadIdx.x]);
+    agg[threadIdx.x] = a;
   }
   __syncthreads();
-  single_pass_detail::exchange_prefix<Op>(tile, tile == 0, m, sh.agg, sh.pre, status, aggregates, prefixes, words, sh.shared_word,
-                                          sh.fold_parts);
+  single_pass_detail::exchange_prefix<Op>(tile, tile == 0, m, agg, pre, status, aggregates, prefixes, words, shared_word, fold_parts);
 
 #pragma unroll
   for (int b = 0; b < M; ++b) {
-    T front = sh.pre[b];
-    for (int k = 0; k < w; ++k) front = Op::apply(front, sh.warp_sums[k][b]);
+    T front = pre[b];
+    for (int k = 0; k < w; ++k) front = Op::apply(front, warp_sums[k][b]);
     acc[b] = Op::apply(front, acc[b]);
   }
   // The second walk: each input's result is its bucket's running value before (exclusive) or after it.
@@ -109,41 +124,14 @@ __device__ __forceinline__ void register_tile(TileShared<typename Op::value_type
   store_run<T, ITEMS>(out, start, n, x);
 }
 
-// M: the bucket count built for (m <= M; labels are below m, so buckets m..M-1 stay empty).
-template <class Op, int M>
-__global__ void __launch_bounds__(kThreads) register_scan_kernel(const std::uint32_t* __restrict__ labels,
-                                                                  const typename Op::value_type* __restrict__ values, std::int64_t n,
-                                                                  std::uint32_t m, bool inclusive, typename Op::value_type* __restrict__ out,
-                                                                  unsigned* status, typename Op::value_type* aggregates,
-                                                                  typename Op::value_type* prefixes, unsigned long long* words,
-                                                                  const std::uint32_t* __restrict__ map, std::int64_t ahead) {
-  using T = typename Op::value_type;
-  constexpr int ITEMS = single_pass_detail::run_items<T>();  // 16 or 8: the sums, labels and values of m = 16 stay in registers
-  __shared__ TileShared<T, M> sh;
-
-  // Tiles in the order blocks start (single_pass's reason: no tile waits for one not yet running).
-  if (threadIdx.x == 0) sh.shared_word[0] = atomicAdd(status, 1u);
-  __syncthreads();
-  const std::int64_t tile = sh.shared_word[0];
-  prefetch_tile_l2(labels, values, tile, ahead, std::int64_t(kThreads) * ITEMS, n);
-  const std::int64_t start = (tile * kThreads + threadIdx.x) * ITEMS;
-
-  std::uint32_t l[ITEMS];
-  T x[ITEMS];
-  load_run<std::uint32_t, ITEMS>(labels, start, n, 0xffffffffu, l);  // past the end: no bucket
-  load_run<T, ITEMS>(values, start, n, Op::identity(), x);
-  if (map)  // dense relabeling (relabel.cuh)
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k)
-      if (l[k] != 0xffffffffu) l[k] = __ldg(map + l[k]);
-  register_tile<Op, M, ITEMS>(sh, tile, start, n, m, inclusive, l, x, out, status, aggregates, prefixes, words, [] {}, [] {});
-}
-
 }  // namespace register_scan_detail
 
-inline std::string register_scan_unsupported(std::int64_t n, std::uint32_t m, std::size_t value_bytes) {
+inline std::string register_scan_unsupported(std::int64_t n, std::uint32_t m, std::size_t value_bytes, int blocks_per_sm = 0) {
   using namespace register_scan_detail;
   if (m > kMaxM) return "m = " + std::to_string(m) + ": register_scan keeps at most " + std::to_string(kMaxM) + " bucket sums in registers";
+  if (blocks_per_sm != 0 && blocks_per_sm != 1 && !((blocks_per_sm == 3 || blocks_per_sm == 4) && width_for(m) <= kCappedMaxWidth))
+    return "blocks_per_sm = " + std::to_string(blocks_per_sm) + ": register_scan is built for 1, and for 3 or 4 up to m = " +
+           std::to_string(kCappedMaxWidth);
   return single_pass_detail::run_tiles_unsupported(n, m, value_bytes);
 }
 
@@ -153,12 +141,16 @@ std::size_t register_scan_scratch_bytes(std::int64_t n, std::uint32_t m) {
 }
 
 // `map` non-null: each label is read through it (m is then the number of dense labels).
+// `blocks_per_sm`: the register cap (0: default_min_blocks; register_scan_unsupported says which run).
 template <class Op>
 void register_scan(const std::uint32_t* labels, const typename Op::value_type* values, std::int64_t n, std::uint32_t m, bool inclusive,
-                   typename Op::value_type* out, void* scratch, cudaStream_t stream, const std::uint32_t* map = nullptr) {
+                   typename Op::value_type* out, void* scratch, cudaStream_t stream, const std::uint32_t* map = nullptr,
+                   int blocks_per_sm = 0) {
   using T = typename Op::value_type;
   using namespace register_scan_detail;
   if (n <= 0) return;
+  const std::string why = register_scan_unsupported(n, m, sizeof(T), blocks_per_sm);
+  if (!why.empty()) throw std::invalid_argument("register_scan: " + why);
   const std::int64_t tiles = run_tiles(n, sizeof(T));
   const auto x = single_pass_detail::look_back_state<T>(scratch, tiles, m, stream);
   auto run = [&](auto kernel) {
@@ -167,12 +159,20 @@ void register_scan(const std::uint32_t* labels, const typename Op::value_type* v
                                                                    x.words, map, ahead);
     LP_CUDA_LAUNCH("register_scan_kernel");
   };
-  switch (width_for(m)) {
-    case 1: return run(register_scan_kernel<Op, 1>);
-    case 2: return run(register_scan_kernel<Op, 2>);
-    case 4: return run(register_scan_kernel<Op, 4>);
-    case 8: return run(register_scan_kernel<Op, 8>);
-    default: return run(register_scan_kernel<Op, 16>);
+  const int width = width_for(m);
+  const int minb = blocks_per_sm == 0 ? default_min_blocks(width) : blocks_per_sm;
+  auto capped = [&](auto w) {
+    constexpr int W = decltype(w)::value;
+    if (minb == 4) return run(register_scan_kernel<Op, W, 4>);
+    if (minb == 3) return run(register_scan_kernel<Op, W, 3>);
+    return run(register_scan_kernel<Op, W, 1>);
+  };
+  switch (width) {
+    case 1: return capped(std::integral_constant<int, 1>());
+    case 2: return capped(std::integral_constant<int, 2>());
+    case 4: return run(register_scan_kernel<Op, 4, 1>);
+    case 8: return run(register_scan_kernel<Op, 8, 1>);
+    default: return run(register_scan_kernel<Op, 16, 1>);
   }
 }
 

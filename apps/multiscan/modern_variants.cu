@@ -30,7 +30,7 @@ ar::Sizes sizes_of(const Ctx<Op>& c) {
   s.m = c.m;
   s.value_bytes = sizeof(T);
   s.sort_shared_bytes = double(ms::sort_shared_partials_bytes<Op>(c.n, c.m, c.tune));
-  s.register_scan = ms::register_scan_unsupported(c.n, c.m, sizeof(T), c.tune.blocks_per_sm).empty();
+  s.register_scan = ms::register_scan_unsupported(c.n, c.m, sizeof(T)).empty();
   s.perthread_scan = ms::perthread_scan_unsupported(c.n, c.m, sizeof(T), c.tune).empty();
   s.single_pass = ms::single_pass_unsupported(c.n, c.m, sizeof(T), c.tune).empty();
   s.partitioned = ms::partitioned_unsupported(c.n, c.m, sizeof(T), c.tune).empty();
@@ -61,7 +61,7 @@ std::size_t plan_scratch(Plan r, const Ctx<Op>& c) {
 template <class Op>
 void run_plan(Plan r, const Ctx<Op>& c, cudaStream_t s, std::size_t bytes) {
   switch (r) {
-    case Plan::RegisterScan: return ms::register_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, s, nullptr, c.tune.blocks_per_sm);
+    case Plan::RegisterScan: return ms::register_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, s);
     case Plan::PerthreadScan: return ms::perthread_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, s);
     case Plan::SinglePass: return ms::single_pass<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, s);
     case Plan::SortShared: return ms::sort_shared<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, s);
@@ -134,9 +134,9 @@ void add_modern_variants(Defs<Op>& d) {
          "ours (m <= 16): each thread multiscans 16 (8-byte values: 8) consecutive inputs with its bucket sums in registers, "
          "the block scans the m-vectors with shuffles, tiles of 256 threads exchange them through single_pass's look-back",
          {Output::Results, false},
-         [](const auto& c) { return ms::register_scan_unsupported(c.n, c.m, sizeof(T), c.tune.blocks_per_sm); },
+         [](const auto& c) { return ms::register_scan_unsupported(c.n, c.m, sizeof(T)); },
          [](const auto& c) { return ms::register_scan_scratch_bytes<T>(c.n, c.m); },
-         [](Ctx<Op>& c) { ms::register_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.stream, nullptr, c.tune.blocks_per_sm); }});
+         [](Ctx<Op>& c) { ms::register_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.stream); }});
   d.add({"relabel", VariantKind::Ours,
          "ours: the labels present are marked (one 4-byte read per input) and numbered densely by a scan of m flags; with at most "
          "1024 present, register_scan (one present) or single_pass over them reading each label through the map, else sort_global on the labels as given",

@@ -27,18 +27,9 @@ inline int width_for(std::uint32_t m) {
 
 using single_pass_detail::run_tiles;
 
-// The register cap by default (blocks_per_sm = 0): four blocks an SM at one bucket, where the
-// look-back's wait, not the tile's work, sets the pace (results/h200/multiscan/profiles/README.md:
-// 59% of the cycles at the barrier behind it with three blocks an SM), so that more tiles are in
-// flight an SM; uncapped (one) above, where the bucket sums need the registers.
-constexpr int default_min_blocks(int width) { return width == 1 ? 4 : 1; }
-// The bucket counts whose kernels also come with a register cap of three or four blocks an SM.
-constexpr int kCappedMaxWidth = 2;
-
 // M: the bucket count built for (m <= M; labels are below m, so buckets m..M-1 stay empty).
-// MINB: the resident blocks an SM the registers are capped for (blocks_per_sm).
-template <class Op, int M, int MINB>
-__global__ void __launch_bounds__(kThreads, MINB) register_scan_kernel(const std::uint32_t* __restrict__ labels,
+template <class Op, int M>
+__global__ void __launch_bounds__(kThreads) register_scan_kernel(const std::uint32_t* __restrict__ labels,
                                                                   const typename Op::value_type* __restrict__ values, std::int64_t n,
                                                                   std::uint32_t m, bool inclusive, typename Op::value_type* __restrict__ out,
                                                                   unsigned* status, typename Op::value_type* aggregates,
@@ -126,12 +117,9 @@ __global__ void __launch_bounds__(kThreads, MINB) register_scan_kernel(const std
 
 }  // namespace register_scan_detail
 
-inline std::string register_scan_unsupported(std::int64_t n, std::uint32_t m, std::size_t value_bytes, int blocks_per_sm = 0) {
+inline std::string register_scan_unsupported(std::int64_t n, std::uint32_t m, std::size_t value_bytes) {
   using namespace register_scan_detail;
   if (m > kMaxM) return "m = " + std::to_string(m) + ": register_scan keeps at most " + std::to_string(kMaxM) + " bucket sums in registers";
-  if (blocks_per_sm != 0 && blocks_per_sm != 1 && !((blocks_per_sm == 3 || blocks_per_sm == 4) && width_for(m) <= kCappedMaxWidth))
-    return "blocks_per_sm = " + std::to_string(blocks_per_sm) + ": register_scan is built for 1, and for 3 or 4 up to m = " +
-           std::to_string(kCappedMaxWidth);
   return single_pass_detail::run_tiles_unsupported(n, m, value_bytes);
 }
 
@@ -141,16 +129,12 @@ std::size_t register_scan_scratch_bytes(std::int64_t n, std::uint32_t m) {
 }
 
 // `map` non-null: each label is read through it (m is then the number of dense labels).
-// `blocks_per_sm`: the register cap (0: default_min_blocks; register_scan_unsupported says which run).
 template <class Op>
 void register_scan(const std::uint32_t* labels, const typename Op::value_type* values, std::int64_t n, std::uint32_t m, bool inclusive,
-                   typename Op::value_type* out, void* scratch, cudaStream_t stream, const std::uint32_t* map = nullptr,
-                   int blocks_per_sm = 0) {
+                   typename Op::value_type* out, void* scratch, cudaStream_t stream, const std::uint32_t* map = nullptr) {
   using T = typename Op::value_type;
   using namespace register_scan_detail;
   if (n <= 0) return;
-  const std::string why = register_scan_unsupported(n, m, sizeof(T), blocks_per_sm);
-  if (!why.empty()) throw std::invalid_argument("register_scan: " + why);
   const std::int64_t tiles = run_tiles(n, sizeof(T));
   const auto x = single_pass_detail::look_back_state<T>(scratch, tiles, m, stream);
   auto run = [&](auto kernel) {
@@ -159,20 +143,12 @@ void register_scan(const std::uint32_t* labels, const typename Op::value_type* v
                                                                    x.words, map, ahead);
     LP_CUDA_LAUNCH("register_scan_kernel");
   };
-  const int width = width_for(m);
-  const int minb = blocks_per_sm == 0 ? default_min_blocks(width) : blocks_per_sm;
-  auto capped = [&](auto w) {
-    constexpr int W = decltype(w)::value;
-    if (minb == 4) return run(register_scan_kernel<Op, W, 4>);
-    if (minb == 3) return run(register_scan_kernel<Op, W, 3>);
-    return run(register_scan_kernel<Op, W, 1>);
-  };
-  switch (width) {
-    case 1: return capped(std::integral_constant<int, 1>());
-    case 2: return capped(std::integral_constant<int, 2>());
-    case 4: return run(register_scan_kernel<Op, 4, 1>);
-    case 8: return run(register_scan_kernel<Op, 8, 1>);
-    default: return run(register_scan_kernel<Op, 16, 1>);
+  switch (width_for(m)) {
+    case 1: return run(register_scan_kernel<Op, 1>);
+    case 2: return run(register_scan_kernel<Op, 2>);
+    case 4: return run(register_scan_kernel<Op, 4>);
+    case 8: return run(register_scan_kernel<Op, 8>);
+    default: return run(register_scan_kernel<Op, 16>);
   }
 }
 

@@ -97,9 +97,6 @@ int main() {
     // not a power of two, the 4-byte limit, one past the 8-byte one, a partial last tile.
     for (const LabelCase& c : std::vector<LabelCase>{{(1 << 16) + 5, 17, "zipf"}, {3 * 4096 + 1, 2, "uniform"}, {(1 << 17) + 3, 64, "uniform"}, {5 * 4096 + 1, 33, "runs"}})
       jobs.push_back({c, op, type, {}});
-    // register_scan's register caps at one and two labels (its default at one label is four blocks an SM).
-    for (std::int64_t b : {1, 3}) jobs.push_back({{(1 << 18) + 3, 1, "uniform"}, op, type, {{"blocks_per_sm", Value(b)}}});
-    jobs.push_back({{(1 << 18) + 5, 2, "zipf"}, op, type, {{"blocks_per_sm", Value(std::int64_t(4))}, {"mode", Value(std::string("inclusive"))}}});
     // Small m at sizes of many tiles (register_scan's 4096-input tiles: the last one partial or
     // whole), where the L2 lookahead (prefetch_l2) reaches past the end; single_pass capped at
     // one and three blocks per SM there.

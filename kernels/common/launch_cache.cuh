@@ -73,7 +73,8 @@ inline int device_attribute(cudaDeviceAttr attr) {
 inline void allow_dynamic_shared(const void* kernel, std::size_t bytes) {
   namespace d = launch_cache_detail;
   if (bytes == 0) return;
-  const long long static_bytes = d::remembered({d::kStaticShared, current_device(), kernel, 0, 0, 0}, [&] {
+  const int dev = current_device();
+  const long long static_bytes = d::remembered({d::kStaticShared, dev, kernel, 0, 0, 0}, [&] {
     cudaFuncAttributes a{};
     LP_CUDA(cudaFuncGetAttributes(&a, kernel));
     return (long long)a.sharedSizeBytes;
@@ -81,7 +82,7 @@ inline void allow_dynamic_shared(const void* kernel, std::size_t bytes) {
   if ((long long)bytes + static_bytes <= 48 * 1024) return;
   d::Cache& c = d::cache();
   std::lock_guard<std::mutex> lock(c.mu);
-  long long& limit = c.values[{d::kSharedLimit, current_device(), kernel, 0, 0, 0}];
+  long long& limit = c.values[{d::kSharedLimit, dev, kernel, 0, 0, 0}];
   if ((long long)bytes <= limit) return;
   LP_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
   limit = (long long)bytes;

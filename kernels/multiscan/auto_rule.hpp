@@ -47,11 +47,19 @@ constexpr std::uint32_t kRegisterScanMaxM = 1;
 // 0.39 against register_scan's 0.44; below 2^20 register_scan is 1.03-1.08x ahead); register_scan
 // keeps one label (1.08-1.17x ahead). With 8-byte values: below 2^21 inputs at every m it takes
 // (2^20 int64: 0.032-0.037 ms against single_pass's 0.034-0.040 and register_scan's 0.035-0.072; one
-// label 1.23x ahead of register_scan), single_pass from 2^21 (2^23: perthread 1.00-1.22x, register_scan
-// 1.06-3.4x behind it; 2^26: 1.21-1.38x and 1.32-4.3x behind).
+// label 1.23x ahead of register_scan), single_pass from 2^21 at one label and from 9. In between,
+// since the look-back reads eight windows of flags a round trip on perthread_scan's short tiles
+// (look_back_windows, single_pass.cuh), refitted on the H200 probe
+// (configs/multiscan/probe_int64_small_m.json, results/h200/multiscan/probes/int64_small_m.json:
+// n = 2^20..2^26, m = 1..32, uniform int64): perthread_scan at 2 labels at every n (1.02x ahead of
+// single_pass at 2^26, 1.06-1.19x at 2^22-2^25), at 3-4 below 2^25 (2^22-2^24: 1.01-1.09x ahead;
+// 2^25: single_pass 1.04x ahead) and at 5-8 below 2^24 (2^22-2^23: level to 1.02x ahead; 2^24:
+// single_pass 1.02x ahead).
 constexpr std::uint32_t kPerthreadMinM4 = 3;
 constexpr std::int64_t kPerthreadM2MinN = std::int64_t(1) << 20;
 constexpr std::int64_t kSmallM8SinglePassN = std::int64_t(1) << 21;
+constexpr std::int64_t kPerthreadM4MaxN8 = std::int64_t(1) << 25;  // 8-byte values, m = 3..4: perthread_scan below
+constexpr std::int64_t kPerthreadM8MaxN8 = std::int64_t(1) << 24;  // 8-byte values, m = 5..8: perthread_scan below
 // Labels that arrive one to a warp (sorted, long runs, one label) where perthread_scan takes them:
 // single_pass's warps then scan a bucket with one shuffle scan and no match.any (n = 2^26 sorted,
 // m = 4..64: 0.41-0.44 ms against perthread_scan's 0.44-0.66, 1.07-1.5x), while perthread_scan's
@@ -146,7 +154,9 @@ LP_HD bool sparse_labels(const Sizes& s) {
 
 LP_HD bool perthread_region(const Sizes& s) {
   if (!s.perthread_scan) return false;
-  if (s.value_bytes == 8) return s.n < kSmallM8SinglePassN;
+  if (s.value_bytes == 8)
+    return s.n < kSmallM8SinglePassN || s.m == 2 || (s.m >= 3 && s.m <= 4 && s.n < kPerthreadM4MaxN8) ||
+           (s.m >= 5 && s.m <= 8 && s.n < kPerthreadM8MaxN8);
   return s.m >= kPerthreadMinM4 || (s.m == 2 && s.n >= kPerthreadM2MinN);
 }
 

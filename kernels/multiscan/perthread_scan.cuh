@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(kThreads, MINB) perthread_scan_kernel(const st
                                                                   std::uint32_t m, bool inclusive, typename Op::value_type* __restrict__ out,
                                                                   unsigned* status, typename Op::value_type* aggregates,
                                                                   typename Op::value_type* prefixes, unsigned long long* words,
-                                                                  std::int64_t ahead) {
+                                                                  std::int64_t ahead, int windows) {
   using T = typename Op::value_type;
   constexpr int ITEMS = single_pass_detail::run_items<T>();
   extern __shared__ __align__(16) unsigned char perthread_scan_smem[];
@@ -110,7 +110,7 @@ __global__ void __launch_bounds__(kThreads, MINB) perthread_scan_kernel(const st
     for (int j = 1; j < 8; ++j) row[slot(8 * lane + j)] = Op::apply(before, v[j - 1]);
   }
   __syncthreads();
-  single_pass_detail::exchange_prefix<Op>(tile, tile == 0, m, agg, pre, status, aggregates, prefixes, words, shared_word, fold_parts);
+  single_pass_detail::exchange_prefix<Op>(tile, tile == 0, m, agg, pre, status, aggregates, prefixes, words, windows, shared_word, fold_parts);
 
   // The second walk: each input's result is the tile's prefix, then its bucket's column entry (the
   // threads before, then this thread's inputs before), then the input itself where inclusive.
@@ -152,13 +152,13 @@ void perthread_scan(const std::uint32_t* labels, const typename Op::value_type* 
   using namespace perthread_scan_detail;
   if (n <= 0) return;
   const std::int64_t tiles = run_tiles(n, sizeof(T));
-  const auto x = single_pass_detail::look_back_state<T>(scratch, tiles, m, stream);
+  const auto x = single_pass_detail::look_back_state<T>(scratch, tiles, single_pass_detail::run_tile_inputs(sizeof(T)), m, stream);
   const std::size_t smem = smem_bytes(std::max<std::uint32_t>(m, 1), sizeof(T));
   auto run = [&](auto kernel) {
     lp::allow_dynamic_shared(kernel, smem);
     const std::int64_t ahead = lookahead_tiles(lp::max_active_blocks(reinterpret_cast<const void*>(kernel), kThreads, smem), single_pass_detail::kRunLookahead);
     kernel<<<static_cast<unsigned>(tiles), kThreads, smem, stream>>>(labels, values, n, m, inclusive, out, x.status, x.aggregates,
-                                                                      x.prefixes, x.words, ahead);
+                                                                      x.prefixes, x.words, ahead, x.windows);
     LP_CUDA_LAUNCH("perthread_scan_kernel");
   };
   switch (t.blocks_per_sm == 0 ? default_min_blocks<T>() : t.blocks_per_sm) {

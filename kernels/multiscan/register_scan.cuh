@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(kThreads) register_scan_kernel(const std::uint
                                                                   std::uint32_t m, bool inclusive, typename Op::value_type* __restrict__ out,
                                                                   unsigned* status, typename Op::value_type* aggregates,
                                                                   typename Op::value_type* prefixes, unsigned long long* words,
-                                                                  const std::uint32_t* __restrict__ map, std::int64_t ahead) {
+                                                                  const std::uint32_t* __restrict__ map, std::int64_t ahead, int windows) {
   using T = typename Op::value_type;
   constexpr int ITEMS = single_pass_detail::run_items<T>();  // 16 or 8: the sums, labels and values of m = 16 stay in registers
   __shared__ T warp_sums[kWarps][M];
@@ -93,7 +93,7 @@ __global__ void __launch_bounds__(kThreads) register_scan_kernel(const std::uint
     agg[threadIdx.x] = a;
   }
   __syncthreads();
-  single_pass_detail::exchange_prefix<Op>(tile, tile == 0, m, agg, pre, status, aggregates, prefixes, words, shared_word, fold_parts);
+  single_pass_detail::exchange_prefix<Op>(tile, tile == 0, m, agg, pre, status, aggregates, prefixes, words, windows, shared_word, fold_parts);
 
 #pragma unroll
   for (int b = 0; b < M; ++b) {
@@ -136,11 +136,11 @@ void register_scan(const std::uint32_t* labels, const typename Op::value_type* v
   using namespace register_scan_detail;
   if (n <= 0) return;
   const std::int64_t tiles = run_tiles(n, sizeof(T));
-  const auto x = single_pass_detail::look_back_state<T>(scratch, tiles, m, stream);
+  const auto x = single_pass_detail::look_back_state<T>(scratch, tiles, single_pass_detail::run_tile_inputs(sizeof(T)), m, stream);
   auto run = [&](auto kernel) {
     const std::int64_t ahead = lookahead_tiles(lp::max_active_blocks(reinterpret_cast<const void*>(kernel), kThreads, 0), single_pass_detail::kRunLookahead);
     kernel<<<static_cast<unsigned>(tiles), kThreads, 0, stream>>>(labels, values, n, m, inclusive, out, x.status, x.aggregates, x.prefixes,
-                                                                   x.words, map, ahead);
+                                                                   x.words, map, ahead, x.windows);
     LP_CUDA_LAUNCH("register_scan_kernel");
   };
   switch (width_for(m)) {

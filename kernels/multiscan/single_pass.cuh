@@ -10,6 +10,8 @@
 #pragma once
 #include <cuda/atomic>
 
+#include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 #include <type_traits>
 
@@ -100,17 +102,44 @@ std::size_t look_back_bytes(std::int64_t tiles, std::uint32_t m) {
   return status_bytes(tiles) + 2 * align256(std::size_t(tiles) * m * sizeof(T));
 }
 
+// The look-back's reach a round trip, where it reads status flags: warp 0 loads the flags of
+// `windows` windows of 32 predecessors at once and reads them nearest first, so a tile far from the
+// nearest inclusive prefix walks back that many times as fast, and the block folds the vectors of
+// all of them between one pair of barriers. Measured on the H200, n = 2^26 and 2^22
+// (configs/multiscan/probe_look_back_windows.json, results/h200/multiscan/probes/look_back_windows/):
+// on the short tiles of register_scan and perthread_scan (2 048 int64 inputs) eight windows took
+// 0.67-0.77x the time of one at m = 1, 0.79-0.89x at 2, 0.83-0.99x at 4 and 0.86-0.99x at 8; on
+// single_pass's long tiles (16 384 inputs) 0.87-0.90x at m = 1 but 1.10x at m = 2..8 at 2^26, where
+// there are eight times fewer tiles and a step folds more vectors (0.93-0.95x at 2^22).
+// The packed words (4-byte values, m <= 8) keep one window a round trip: the probe's build, which
+// read up to eight windows of them too (not kept), took 1.03-1.07x the time of one window for two
+// to eight (register_scan at m = 1, 2^26 int32, within that binary; 1.02-1.08x for register_scan
+// and perthread_scan at m = 2 and 4), so at m = 1 on int32 the walk is not what sets the pace.
+constexpr int kLookBackSlots = 8;  // the most windows: a lane's flag loads in flight
+constexpr std::int64_t kShortTileInputs = 4096;
+constexpr int kPackedWindows = 1;
+inline int look_back_windows(std::uint32_t m, std::size_t value_bytes, std::int64_t tile_inputs) {
+  int windows = 1;
+  if (packed(m, value_bytes)) windows = kPackedWindows;  // packed_look_back reads one window a round trip
+  else if (m == 1 || (m <= 8 && tile_inputs <= kShortTileInputs)) windows = kLookBackSlots;
+#ifdef LP_PROBE_LOOK_BACK_WINDOWS  // a tuning probe's build only (configs/multiscan/probe_look_back_windows.json)
+  if (const char* e = std::getenv("LP_LOOK_BACK_WINDOWS")) windows = std::atoi(e);
+#endif
+  return std::max(1, std::min(windows, kLookBackSlots));
+}
+
 template <class T>
 struct LookBackState {
   unsigned* status;
   T *aggregates, *prefixes;
   unsigned long long* words;  // non-null: the packed words, in place of both vectors (same bytes for 4-byte values)
+  int windows;                // the look-back's windows a round trip
 };
 
 // Carves the scratch and zeroes the counter, the flags and the packed words, as every run must
 // (part of the timed work).
 template <class T>
-LookBackState<T> look_back_state(void* scratch, std::int64_t tiles, std::uint32_t m, cudaStream_t stream) {
+LookBackState<T> look_back_state(void* scratch, std::int64_t tiles, std::int64_t tile_inputs, std::uint32_t m, cudaStream_t stream) {
   char* at = static_cast<char*>(scratch);
   LookBackState<T> x;
   x.status = reinterpret_cast<unsigned*>(at);
@@ -119,6 +148,7 @@ LookBackState<T> look_back_state(void* scratch, std::int64_t tiles, std::uint32_
   at += align256(std::size_t(tiles) * m * sizeof(T));
   x.prefixes = reinterpret_cast<T*>(at);
   x.words = packed(m, sizeof(T)) ? reinterpret_cast<unsigned long long*>(x.aggregates) : nullptr;
+  x.windows = look_back_windows(m, sizeof(T), tile_inputs);
   LP_CUDA(cudaMemsetAsync(x.status, 0, std::size_t(tiles + 1) * sizeof(unsigned), stream));
   if (x.words) LP_CUDA(cudaMemsetAsync(x.words, 0, std::size_t(tiles) * m * sizeof(unsigned long long), stream));
   return x;
@@ -133,6 +163,7 @@ template <class T>
 constexpr int run_items() {
   return run_items(sizeof(T));
 }
+inline std::int64_t run_tile_inputs(std::size_t value_bytes) { return std::int64_t(kRunThreads) * run_items(value_bytes); }
 inline std::int64_t run_tiles(std::int64_t n, std::size_t value_bytes) {
   return ceil_div(std::max<std::int64_t>(n, 1), std::int64_t(kRunThreads) * run_items(value_bytes));
 }
@@ -256,6 +287,37 @@ __device__ void packed_look_back(unsigned long long* words, std::int64_t tile, s
   }
 }
 
+// Warp 0's read of `windows` windows of status flags before `end` (lane i, window k: tile
+// end - 1 - i - 32 k), all loaded at once, then read nearest first up to the first window with an
+// inclusive prefix. Returns the count of tiles to fold (the prefix's included), with the high bit
+// set where a prefix was found.
+__device__ __forceinline__ unsigned read_windows(unsigned* flags, std::int64_t end, int windows) {
+  const int lane = threadIdx.x & 31;
+  unsigned s[kLookBackSlots];
+#pragma unroll
+  for (int k = 0; k < kLookBackSlots; ++k) {
+    const std::int64_t j = end - 1 - lane - 32 * k;
+    s[k] = kPrefix;  // past tile 0: never read (tile 0 is a prefix and nearer)
+    if (k < windows && j >= 0) s[k] = cuda::atomic_ref<unsigned, cuda::thread_scope_device>(flags[j]).load(cuda::memory_order_relaxed);
+  }
+  unsigned word = 32u * unsigned(windows);  // no prefix in reach: fold them all, go on
+#pragma unroll
+  for (int k = 0; k < kLookBackSlots; ++k) {  // the same in every lane: word and windows are
+    if (k >= windows || (word & 0x80000000u)) continue;
+    const std::int64_t j = end - 1 - lane - 32 * k;
+    if (j >= 0) {
+      cuda::atomic_ref<unsigned, cuda::thread_scope_device> f(flags[j]);
+      while (s[k] == kInvalid) {
+        __nanosleep(32);
+        s[k] = f.load(cuda::memory_order_relaxed);
+      }
+    }
+    const unsigned found = __ballot_sync(0xffffffffu, s[k] == kPrefix);
+    if (found) word = (32u * unsigned(k) + unsigned(__ffs(found))) | 0x80000000u;
+  }
+  return word;
+}
+
 // A tile's part of the decoupled look-back over m-vectors, called by every thread of the block once
 // the tile's aggregate vector `agg` (shared memory) is complete: publishes it, folds the
 // predecessors' vectors into `pre` (shared, m entries, preset to the identity) down to the nearest
@@ -263,13 +325,14 @@ __device__ void packed_look_back(unsigned long long* words, std::int64_t tile, s
 // (4-byte values, m <= kPackedMaxM); else status flags (status + 1) with the aggregate and prefix
 // vectors. Two words of `shared_word` are used. `fold_parts` (shared, blockDim entries, or null):
 // where m <= blockDim / 2, the predecessors' vectors are folded by blockDim / m threads a bucket.
-// Ends with the block synchronised and `pre` final.
+// `windows`: the flags' windows a round trip (look_back_windows). Ends with the block synchronised
+// and `pre` final.
 // `first`: the tile starts a scan (tile 0, or the first tile of a segment of partitioned.cuh): it
 // publishes its aggregate as its inclusive prefix and does not look back.
 template <class Op>
 __device__ void exchange_prefix(std::int64_t tile, bool first, std::uint32_t m, const typename Op::value_type* agg, typename Op::value_type* pre,
                                 unsigned* status, typename Op::value_type* aggregates, typename Op::value_type* prefixes,
-                                unsigned long long* words, unsigned* shared_word, typename Op::value_type* fold_parts = nullptr) {
+                                unsigned long long* words, int windows, unsigned* shared_word, typename Op::value_type* fold_parts = nullptr) {
   using T = typename Op::value_type;
   unsigned* flags = status + 1;
   const int w = threadIdx.x / 32, lane = threadIdx.x & 31;
@@ -293,29 +356,40 @@ __device__ void exchange_prefix(std::int64_t tile, bool first, std::uint32_t m, 
       for (std::uint32_t b = threadIdx.x; b < m; b += blockDim.x) store_word(words + tile * m + b, pack(kPrefix, Op::apply(pre[b], agg[b])));
     }
   if (!first && !words) {
-    // Decoupled look-back: warp 0 reads the flags of a window of 32 predecessors at once (CUB's
-    // scheme); the block folds the window's vectors in front of the prefix, nearest first (each one
-    // is prepended, so the order stays the input order), down to the nearest inclusive prefix.
-    // (Windows of blockDim tiles measured slower from m = 256 up: each tile folds more vectors.)
+    // Decoupled look-back: warp 0 reads the flags of `windows` windows of 32 predecessors at once
+    // (CUB's scheme, reaching further a round trip); the block folds the vectors in front of the
+    // prefix, nearest first (each one is prepended, so the order stays the input order), down to the
+    // nearest inclusive prefix. (Windows of blockDim tiles measured slower from m = 256 up: each
+    // tile folds more vectors; look_back_windows says where more than one pays.)
     for (std::int64_t end = tile;;) {  // tiles [end, tile) are folded into pre
       if (w == 0) {
-        const std::int64_t j = end - 1 - lane;
-        unsigned s = kPrefix;  // past tile 0: never read (tile 0 is a prefix and nearer)
-        if (j >= 0) {
-          cuda::atomic_ref<unsigned, cuda::thread_scope_device> f(flags[j]);
-          while ((s = f.load(cuda::memory_order_relaxed)) == kInvalid) __nanosleep(32);
+        unsigned word;
+        // One window: the loop as before windows (through read_windows, perthread_scan at m = 16..64
+        // ran 1.03-1.04x slower). 4-byte values never take more (packed words up to m = 8, one window
+        // of flags beyond), and the wide read is not built for them: it cost single_pass's int32
+        // kernel 8 more bytes of spills and its m = 1 row 1.06-1.12x.
+        if (sizeof(T) == 4 || windows == 1) {
+          const std::int64_t j = end - 1 - lane;
+          unsigned s = kPrefix;  // past tile 0: never read (tile 0 is a prefix and nearer)
+          if (j >= 0) {
+            cuda::atomic_ref<unsigned, cuda::thread_scope_device> f(flags[j]);
+            while ((s = f.load(cuda::memory_order_relaxed)) == kInvalid) __nanosleep(32);
+          }
+          const unsigned found = __ballot_sync(0xffffffffu, s == kPrefix);
+          word = found ? unsigned(__ffs(found)) | 0x80000000u : 32u;
+        } else if constexpr (sizeof(T) != 4) {
+          word = read_windows(flags, end, windows);
         }
-        // One acquire for the window once its flags are in, not one for every poll (an acquire at
+        // One acquire for the windows once their flags are in, not one for every poll (an acquire at
         // device scope invalidates the SM's L1 under the other blocks there). Relaxed polls, then
         // the fence, order the same; measured no slower, and not register_scan's limiter at m = 16
         // (results/h100/multiscan/probes/README.md).
         cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
-        const unsigned found = __ballot_sync(0xffffffffu, s == kPrefix);
-        if (lane == 0) shared_word[1] = found ? unsigned(__ffs(found)) | 0x80000000u : 32u;
+        if (lane == 0) shared_word[1] = word;
       }
       __syncthreads();  // the lanes' acquires, then the barrier: the vectors they announce are visible
       const unsigned word = shared_word[1];
-      const int count = int(word & 0xffu);
+      const int count = int(word & 0xffffu);
       const bool found = word & 0x80000000u;
       auto vector = [&](int k, std::uint32_t b) {  // tile k of the window (0 nearest), bucket b
         return load_cg((found && k == count - 1 ? prefixes : aggregates) + (end - 1 - k) * m + b);
@@ -397,7 +471,7 @@ __global__ void __launch_bounds__(MINB == 1 ? kMaxThreads : 256, MINB)
     single_pass_kernel(const Labels labels, const typename Op::value_type* __restrict__ values, std::int64_t n,
                        std::uint32_t m, bool inclusive, typename Op::value_type* __restrict__ out, unsigned* status,
                        typename Op::value_type* aggregates, typename Op::value_type* prefixes, unsigned long long* words,
-                       std::int64_t ahead) {
+                       std::int64_t ahead, int windows) {
   using T = typename Op::value_type;
   extern __shared__ __align__(16) unsigned char single_pass_smem[];
   const int warps = blockDim.x / 32, w = threadIdx.x / 32, lane = threadIdx.x & 31;
@@ -455,7 +529,7 @@ __global__ void __launch_bounds__(MINB == 1 ? kMaxThreads : 256, MINB)
   }
   __syncthreads();
   T* fold_parts = split_fold(m, blockDim.x) ? reinterpret_cast<T*>(shared_word + 4) : nullptr;  // after the 16 bytes of words
-  exchange_prefix<Op>(tile, labels.starts_scan(tile), m, agg, pre, status, aggregates, prefixes, words, shared_word, fold_parts);
+  exchange_prefix<Op>(tile, labels.starts_scan(tile), m, agg, pre, status, aggregates, prefixes, words, windows, shared_word, fold_parts);
 
   // Every warp's set becomes the full prefix in front of its inputs: tile prefix, then the warps before.
   for (std::size_t i = threadIdx.x; i < std::size_t(warps) * m; i += blockDim.x) sets[i] = Op::apply(pre[i % m], sets[i]);
@@ -487,12 +561,12 @@ namespace single_pass_detail {
 template <class Op, class Labels>
 void launch(const Plan& p, Labels labels, const typename Op::value_type* values, std::int64_t n, std::uint32_t m, bool inclusive,
             typename Op::value_type* out, void* scratch, cudaStream_t stream) {
-  const auto x = look_back_state<typename Op::value_type>(scratch, p.tiles, m, stream);
+  const auto x = look_back_state<typename Op::value_type>(scratch, p.tiles, std::int64_t(p.threads) * p.items, m, stream);
   auto run = [&](auto kernel) {
     lp::allow_dynamic_shared(kernel, p.smem);
     const std::int64_t ahead = lookahead_tiles(lp::max_active_blocks(reinterpret_cast<const void*>(kernel), p.threads, p.smem), kLookahead);
     kernel<<<static_cast<unsigned>(p.tiles), p.threads, p.smem, stream>>>(labels, values, n, m, inclusive, out, x.status, x.aggregates,
-                                                                          x.prefixes, x.words, ahead);
+                                                                          x.prefixes, x.words, ahead, x.windows);
     LP_CUDA_LAUNCH("single_pass_kernel");
   };
   if constexpr (!std::is_same_v<Labels, PlainLabels>) {

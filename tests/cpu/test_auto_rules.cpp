@@ -333,9 +333,10 @@ void test_multiscan_rule() {
   s.n = ar::kRegisterSmallN, s.m = ar::kRegisterSmallMaxM;
   CHECK(ar::by_size(s) == P::SinglePass);
   // perthread_scan: 4-byte values from 3 labels at any n and from 2 over kPerthreadM2MinN inputs
-  // (register_scan below, and at one label); 8-byte values below kSmallM8SinglePassN inputs, single_pass
-  // from there at every m up to 64 (one label too); from kWarpUniformLookMinN inputs and 4 labels the
-  // look sends labels one to a warp to single_pass.
+  // (register_scan below, and at one label); 8-byte values below kSmallM8SinglePassN inputs, and from
+  // there at 2 labels, at 3-4 below kPerthreadM4MaxN8 and at 5-8 below kPerthreadM8MaxN8, single_pass
+  // elsewhere (one label too); from kWarpUniformLookMinN inputs and 4 labels the look sends labels
+  // one to a warp to single_pass.
   {
     ar::Sizes q;
     q.register_scan = q.single_pass = q.partitioned = q.sort_shared = q.sort_global = q.relabel = q.cub = q.perthread_scan = true;
@@ -370,6 +371,25 @@ void test_multiscan_rule() {
     CHECK(ar::by_size(q) == P::SinglePass && !ar::needs_look(q));
     q.m = 32;
     CHECK(ar::by_size(q) == P::SinglePass);
+    q.m = 9;
+    CHECK(ar::by_size(q) == P::SinglePass);
+    q.m = 2, q.n = std::int64_t(1) << 30;
+    CHECK(ar::by_size(q) == P::PerthreadScan && !ar::needs_look(q));
+    for (std::uint32_t m : {3u, 4u}) {
+      q.m = m, q.n = ar::kPerthreadM4MaxN8 - 1;
+      CHECK(ar::by_size(q) == P::PerthreadScan && !ar::needs_look(q));
+      q.n = ar::kPerthreadM4MaxN8;
+      CHECK(ar::by_size(q) == P::SinglePass);
+    }
+    for (std::uint32_t m : {5u, 8u}) {
+      q.m = m, q.n = ar::kPerthreadM8MaxN8 - 1;
+      CHECK(ar::by_size(q) == P::PerthreadScan);
+      q.n = ar::kPerthreadM8MaxN8;
+      CHECK(ar::by_size(q) == P::SinglePass);
+    }
+    q.perthread_scan = false, q.m = 2, q.n = ar::kSmallM8SinglePassN;
+    CHECK(ar::by_size(q) == P::SinglePass);
+    q.perthread_scan = true;
     q.single_pass = false, q.m = 1;
     CHECK(ar::by_size(q) == P::RegisterScan);
   }

@@ -7,6 +7,7 @@
 #include "kernels/multiscan/perthread_scan.cuh"
 #include "kernels/multiscan/register_scan.cuh"
 #include "kernels/multiscan/relabel.cuh"
+#include "kernels/multiscan/scan_by_key.cuh"
 #include "kernels/multiscan/single_pass.cuh"
 #include "kernels/multiscan/sort_shared.cuh"
 #include "kernels/multiscan/sort_global.cuh"
@@ -52,6 +53,7 @@ std::size_t plan_scratch(Plan r, const Ctx<Op>& c) {
     case Plan::Partitioned: return ms::partitioned_scratch_bytes<T>(c.n, c.m, c.tune);
     case Plan::Relabel: return std::max(ms::relabel_scratch_bytes<T>(c.n, c.m), plan_scratch(ar::by_size(sizes_of(c)), c));
     case Plan::Cub: return ms::cub_sort_scan_scratch_bytes<Op>(c.n, c.m);
+    case Plan::ScanByKey: return ms::scan_by_key_scratch_bytes<Op>(c.n);
     default: return ms::sort_global_scratch_bytes<Op>(c.n, c.m);
   }
 }
@@ -67,6 +69,7 @@ void run_plan(Plan r, const Ctx<Op>& c, cudaStream_t s, std::size_t bytes) {
     case Plan::SortShared: return ms::sort_shared<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, s);
     case Plan::Partitioned: return ms::partitioned<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, s);
     case Plan::Cub: return ms::cub_sort_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, bytes, s);
+    case Plan::ScanByKey: return ms::scan_by_key<Op>(c.labels, c.values, c.n, c.inclusive, c.out, c.scratch, bytes, s);
     case Plan::Relabel: {
       const Plan fallback = ar::by_size(sizes_of(c));
       return ms::enqueue_relabel_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch,
@@ -100,7 +103,7 @@ void add_modern_variants(Defs<Op>& d) {
   d.add({"auto", VariantKind::Ours,
          "ours: perthread_scan from m = 3 (4-byte values; from m = 2 over 2^20 inputs or more) and at every m it takes with 8-byte values "
          "below 2^21 inputs, from 2^25 inputs and m = 4 an input profile on the device sending labels one to a warp to single_pass; "
-         "register_scan at m = 1 and 2 otherwise (8-byte values from 2^21 inputs: single_pass), single_pass up to 2048, "
+         "register_scan at m = 1 and 2 otherwise (8-byte values from 2^21 inputs: CUB's scan-by-key at m = 1, single_pass beyond), single_pass up to 2048, "
          "CUB's sort + scan-by-key over 2^18 inputs or more "
          "where m >= 2^17 and n < 16 m (and where m > 2048 over up to 4608 inputs, from 2561 with 4-byte values, and 8-byte values "
          "beyond 640 K labels), sort_shared over 4096 to 65536 "

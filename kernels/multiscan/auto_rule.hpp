@@ -11,9 +11,9 @@
 
 namespace lp::multiscan::auto_rule {
 
-enum class Plan : unsigned { RegisterScan, SinglePass, Partitioned, SortShared, SortGlobal, Relabel, Cub, PerthreadScan, Count };
+enum class Plan : unsigned { RegisterScan, SinglePass, Partitioned, SortShared, SortGlobal, Relabel, Cub, PerthreadScan, ScanByKey, Count };
 inline const char* name(Plan p) {
-  constexpr const char* kNames[] = {"register_scan", "single_pass", "partitioned", "sort_shared", "sort_global", "relabel", "cub_sort_scan_by_key", "perthread_scan"};
+  constexpr const char* kNames[] = {"register_scan", "single_pass", "partitioned", "sort_shared", "sort_global", "relabel", "cub_sort_scan_by_key", "perthread_scan", "cub_scan_by_key"};
   return unsigned(p) < unsigned(Plan::Count) ? kNames[unsigned(p)] : "?";
 }
 
@@ -30,7 +30,7 @@ struct Sizes {
   bool sort_shared = false;
   bool sort_global = false;  // n within its int counts
   bool relabel = false;
-  bool cub = false;          // CUB's sort + scan-by-key (n within its int counts)
+  bool cub = false;          // CUB's sort + scan-by-key, and its scan-by-key alone (n within its int counts)
   bool perthread_scan = false;
 };
 static_assert(sizeof(Sizes) == 8 + 8 + 4 + 4 + 8, "Sizes has no padding");
@@ -160,10 +160,22 @@ LP_HD bool perthread_region(const Sizes& s) {
   return s.m >= kPerthreadMinM4 || (s.m == 2 && s.n >= kPerthreadM2MinN);
 }
 
+// One label of 8-byte values: CUB's scan-by-key over the labels as they come (one run), from
+// kScanByKeyMinN inputs (scan_by_key.cuh). H200 (configs/multiscan/probe_scan_by_key.json,
+// results/h200/multiscan/probes/scan_by_key.json, int64 add, both modes): 0.51-0.69x the time of
+// the best of single_pass, perthread_scan and register_scan at 2^21..2^26 (2^26: 0.44 ms against
+// 0.82). Below, perthread_scan stays: the threshold is where auto's 8-byte plans change already,
+// and the library's call with its own allocation (thrust's) was behind perthread_scan there. With
+// 4-byte values register_scan keeps one label (auto 0.96-1.07x of the best of ours; the library's
+// call 1.10-3.9x behind up to 2^24, 0.99-1.05x at 2^25-2^26).
+constexpr std::int64_t kScanByKeyMinN = std::int64_t(1) << 21;
+LP_HD bool scan_by_key_region(const Sizes& s) { return s.cub && s.m == 1 && s.value_bytes == 8 && s.n >= kScanByKeyMinN; }
+
 LP_HD Plan by_size(const Sizes& s) {
+  if (scan_by_key_region(s)) return Plan::ScanByKey;
   if (perthread_region(s)) return Plan::PerthreadScan;
-  // 8-byte values over many inputs: single_pass at one label too (n = 2^23 int64: 0.140 ms against
-  // register_scan's 0.196; 2^26: 0.91 against 1.37).
+  // 8-byte values over many inputs: single_pass at one label where CUB's int counts do not reach
+  // (n = 2^23 int64: 0.140 ms against register_scan's 0.196; 2^26: 0.91 against 1.37).
   if (s.value_bytes == 8 && s.m <= kRegisterScanMaxM && s.n >= kSmallM8SinglePassN && s.single_pass) return Plan::SinglePass;
   // Two labels of 4-byte values below kPerthreadM2MinN inputs (or wherever perthread_scan does not run).
   const bool two4 = s.m == 2 && s.value_bytes == 4;

@@ -28,7 +28,10 @@ inline int width_for(std::uint32_t m) {
 using single_pass_detail::run_tiles;
 
 // M: the bucket count built for (m <= M; labels are below m, so buckets m..M-1 stay empty).
-template <class Op, int M>
+// ITEMS: the inputs a thread (16 or 8: the sums, labels and values of m = 16 stay in registers).
+// Twice that at one label (a probe build's only: LP_PROBE_REGISTER_ITEMS) took 116-122 registers,
+// two blocks an SM, and ran 1.15-1.32x slower on int32 (H200, results/h200/multiscan/probes/register_items/).
+template <class Op, int M, int ITEMS = single_pass_detail::run_items<typename Op::value_type>()>
 __global__ void __launch_bounds__(kThreads) register_scan_kernel(const std::uint32_t* __restrict__ labels,
                                                                   const typename Op::value_type* __restrict__ values, std::int64_t n,
                                                                   std::uint32_t m, bool inclusive, typename Op::value_type* __restrict__ out,
@@ -36,7 +39,6 @@ __global__ void __launch_bounds__(kThreads) register_scan_kernel(const std::uint
                                                                   typename Op::value_type* prefixes, unsigned long long* words,
                                                                   const std::uint32_t* __restrict__ map, std::int64_t ahead, int windows) {
   using T = typename Op::value_type;
-  constexpr int ITEMS = single_pass_detail::run_items<T>();  // 16 or 8: the sums, labels and values of m = 16 stay in registers
   __shared__ T warp_sums[kWarps][M];
   __shared__ T agg[M], pre[M];
   __shared__ T fold_parts[kThreads];  // exchange_prefix's, m <= kThreads / 2
@@ -135,20 +137,26 @@ void register_scan(const std::uint32_t* labels, const typename Op::value_type* v
   using T = typename Op::value_type;
   using namespace register_scan_detail;
   if (n <= 0) return;
-  const std::int64_t tiles = run_tiles(n, sizeof(T));
-  const auto x = single_pass_detail::look_back_state<T>(scratch, tiles, single_pass_detail::run_tile_inputs(sizeof(T)), m, stream);
-  auto run = [&](auto kernel) {
+  auto run = [&](auto kernel, int items) {
+    const std::int64_t tiles = ceil_div(n, std::int64_t(kThreads) * items);  // at most run_tiles: the scratch holds them
+    const auto x = single_pass_detail::look_back_state<T>(scratch, tiles, std::int64_t(kThreads) * items, m, stream);
     const std::int64_t ahead = lookahead_tiles(lp::max_active_blocks(reinterpret_cast<const void*>(kernel), kThreads, 0), single_pass_detail::kRunLookahead);
     kernel<<<static_cast<unsigned>(tiles), kThreads, 0, stream>>>(labels, values, n, m, inclusive, out, x.status, x.aggregates, x.prefixes,
                                                                    x.words, map, ahead, x.windows);
     LP_CUDA_LAUNCH("register_scan_kernel");
   };
+  constexpr int kItems = single_pass_detail::run_items<T>();
   switch (width_for(m)) {
-    case 1: return run(register_scan_kernel<Op, 1>);
-    case 2: return run(register_scan_kernel<Op, 2>);
-    case 4: return run(register_scan_kernel<Op, 4>);
-    case 8: return run(register_scan_kernel<Op, 8>);
-    default: return run(register_scan_kernel<Op, 16>);
+    case 1:
+#ifdef LP_PROBE_REGISTER_ITEMS  // a tuning probe's build only (configs/multiscan/probe_register_items.json)
+      if (const char* e = std::getenv("LP_REGISTER_ITEMS_FACTOR"); e && std::atoi(e) == 2)
+        return run(register_scan_kernel<Op, 1, 2 * kItems>, 2 * kItems);
+#endif
+      return run(register_scan_kernel<Op, 1>, kItems);
+    case 2: return run(register_scan_kernel<Op, 2>, kItems);
+    case 4: return run(register_scan_kernel<Op, 4>, kItems);
+    case 8: return run(register_scan_kernel<Op, 8>, kItems);
+    default: return run(register_scan_kernel<Op, 16>, kItems);
   }
 }
 

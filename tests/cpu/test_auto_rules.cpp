@@ -335,7 +335,7 @@ void test_multiscan_rule() {
   // perthread_scan: 4-byte values from 3 labels at any n and from 2 over kPerthreadM2MinN inputs
   // (register_scan below, and at one label); 8-byte values below kSmallM8SinglePassN inputs, and from
   // there at 2 labels, at 3-4 below kPerthreadM4MaxN8 and at 5-8 below kPerthreadM8MaxN8, single_pass
-  // elsewhere (one label too); from kWarpUniformLookMinN inputs and 4 labels the look sends labels
+  // elsewhere (one label: CUB's scan-by-key); from kWarpUniformLookMinN inputs and 4 labels the look sends labels
   // one to a warp to single_pass.
   {
     ar::Sizes q;
@@ -367,8 +367,18 @@ void test_multiscan_rule() {
     CHECK(ar::decide(q, u) == P::PerthreadScan);
     q.value_bytes = 8, q.m = 1, q.n = ar::kSmallM8SinglePassN - 1;
     CHECK(ar::by_size(q) == P::PerthreadScan);
-    q.n = ar::kSmallM8SinglePassN;
-    CHECK(ar::by_size(q) == P::SinglePass && !ar::needs_look(q));
+    // One label of 8-byte values: CUB's scan-by-key from kScanByKeyMinN inputs, single_pass where
+    // CUB's int counts do not reach.
+    q.n = ar::kScanByKeyMinN - 1;
+    CHECK(ar::by_size(q) != P::ScanByKey);
+    q.n = ar::kScanByKeyMinN;
+    CHECK(ar::by_size(q) == P::ScanByKey && !ar::needs_look(q) && ar::possible(q, P::ScanByKey));
+    q.value_bytes = 4;
+    CHECK(ar::by_size(q) == P::RegisterScan);
+    q.value_bytes = 8, q.cub = false, q.n = ar::kSmallM8SinglePassN;
+    CHECK(ar::by_size(q) == P::SinglePass && !ar::needs_look(q) && !ar::possible(q, P::ScanByKey));
+    q.cub = true, q.m = 2;
+    CHECK(ar::by_size(q) != P::ScanByKey);
     q.m = 32;
     CHECK(ar::by_size(q) == P::SinglePass);
     q.m = 9;
@@ -391,6 +401,8 @@ void test_multiscan_rule() {
     CHECK(ar::by_size(q) == P::SinglePass);
     q.perthread_scan = true;
     q.single_pass = false, q.m = 1;
+    CHECK(ar::by_size(q) == P::ScanByKey);
+    q.cub = false;
     CHECK(ar::by_size(q) == P::RegisterScan);
   }
   // Few inputs over many labels: CUB's sort up to kCubSmallMaxN inputs (4-byte values from

@@ -97,6 +97,11 @@ int main() {
     // not a power of two, the 4-byte limit, one past the 8-byte one, a partial last tile.
     for (const LabelCase& c : std::vector<LabelCase>{{(1 << 16) + 5, 17, "zipf"}, {3 * 4096 + 1, 2, "uniform"}, {(1 << 17) + 3, 64, "uniform"}, {5 * 4096 + 1, 33, "runs"}})
       jobs.push_back({c, op, type, {}});
+    // One label of 8-byte values past auto's scan-by-key threshold (CUB's scan-by-key), both modes.
+    if (type == "int64" || type == "uint32x2") {
+      jobs.push_back({{(1 << 21) + 7, 1, "uniform"}, op, type, {}});
+      jobs.push_back({{(1 << 21) + 7, 1, "uniform"}, op, type, {{"mode", Value(std::string("inclusive"))}}});
+    }
     // Small m at sizes of many tiles (register_scan's 4096-input tiles: the last one partial or
     // whole), where the L2 lookahead (prefetch_l2) reaches past the end; single_pass capped at
     // one and three blocks per SM there.

@@ -102,8 +102,9 @@ void add_modern_variants(Defs<Op>& d) {
   using T = typename Op::value_type;
   d.add({"auto", VariantKind::Ours,
          "ours: perthread_scan from m = 3 (4-byte values; from m = 2 over 2^20 inputs or more) and at every m it takes with 8-byte values "
-         "below 2^21 inputs, from 2^25 inputs and m = 4 an input profile on the device sending labels one to a warp to single_pass; "
-         "register_scan at m = 1 and 2 otherwise (8-byte values from 2^21 inputs: CUB's scan-by-key at m = 1, single_pass beyond), single_pass up to 2048, "
+         "below 2^21 inputs (one label: below 2^20), from 2^25 inputs and m = 4 an input profile on the device sending labels one to a warp to single_pass; "
+         "register_scan at m = 1 and 2 otherwise (8-byte values: CUB's scan-by-key at m = 1 from 2^20 inputs, single_pass from 2^21 beyond "
+         "perthread_scan's region), single_pass up to 2048, "
          "CUB's sort + scan-by-key over 2^18 inputs or more "
          "where m >= 2^17 and n < 16 m (and where m > 2048 over up to 4608 inputs, from 2561 with 4-byte values, and 8-byte values "
          "beyond 640 K labels), sort_shared over 4096 to 65536 "

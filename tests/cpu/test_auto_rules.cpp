@@ -365,12 +365,12 @@ void test_multiscan_rule() {
     CHECK(ar::decide(q, u) == P::SinglePass);
     u.warp_runs = ar::kWarpUniformRuns + 0.01;
     CHECK(ar::decide(q, u) == P::PerthreadScan);
-    q.value_bytes = 8, q.m = 1, q.n = ar::kSmallM8SinglePassN - 1;
+    q.value_bytes = 8, q.m = 2, q.n = ar::kSmallM8SinglePassN - 1;
     CHECK(ar::by_size(q) == P::PerthreadScan);
-    // One label of 8-byte values: CUB's scan-by-key from kScanByKeyMinN inputs, single_pass where
-    // CUB's int counts do not reach.
-    q.n = ar::kScanByKeyMinN - 1;
-    CHECK(ar::by_size(q) != P::ScanByKey);
+    // One label of 8-byte values: CUB's scan-by-key from kScanByKeyMinN inputs (perthread_scan
+    // below), single_pass where CUB's int counts do not reach.
+    q.m = 1, q.n = ar::kScanByKeyMinN - 1;
+    CHECK(ar::by_size(q) == P::PerthreadScan);
     q.n = ar::kScanByKeyMinN;
     CHECK(ar::by_size(q) == P::ScanByKey && !ar::needs_look(q) && ar::possible(q, P::ScanByKey));
     q.value_bytes = 4;

@@ -117,11 +117,9 @@ std::size_t look_back_bytes(std::int64_t tiles, std::uint32_t m) {
 // and perthread_scan at m = 2 and 4), so at m = 1 on int32 the walk is not what sets the pace.
 constexpr int kLookBackSlots = 8;  // the most windows: a lane's flag loads in flight
 constexpr std::int64_t kShortTileInputs = 4096;
-constexpr int kPackedWindows = 1;
 inline int look_back_windows(std::uint32_t m, std::size_t value_bytes, std::int64_t tile_inputs) {
-  int windows = 1;
-  if (packed(m, value_bytes)) windows = kPackedWindows;  // packed_look_back reads one window a round trip
-  else if (m == 1 || (m <= 8 && tile_inputs <= kShortTileInputs)) windows = kLookBackSlots;
+  int windows = 1;  // packed words: packed_look_back reads one window a round trip
+  if (!packed(m, value_bytes) && (m == 1 || (m <= 8 && tile_inputs <= kShortTileInputs))) windows = kLookBackSlots;
 #ifdef LP_PROBE_LOOK_BACK_WINDOWS  // a tuning probe's build only (configs/multiscan/probe_look_back_windows.json)
   if (const char* e = std::getenv("LP_LOOK_BACK_WINDOWS")) windows = std::atoi(e);
 #endif

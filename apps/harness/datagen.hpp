@@ -116,6 +116,8 @@ class ZipfSampler {
 //   uniform     independent, uniform in [0, m)
 //   degenerate  every label m-1 (the thesis's worst case: all inputs hit one bucket)
 //   sorted      uniform, then sorted ascending (a counting sort)
+//   nearly_sorted  sorted, then one input in 1024 (at least one) swapped with one at a uniform
+//               position: a column ordered but for stragglers, which a sample takes for sorted
 //   zipf        rank r with probability ~ 1/r^s, ranks scattered over [0, m) by a fixed bijection
 //               (x -> a*x + b mod m, a coprime to m), so hot buckets are not neighbours
 //   runs        clustered runs: a uniform start label, then consecutive labels (start, start+1, ...
@@ -131,14 +133,18 @@ inline std::vector<std::uint32_t> labels(std::int64_t n, std::uint32_t m, const 
   if (m == 0) throw std::invalid_argument("labels: m must be >= 1");
   if (dist == "degenerate") {
     std::fill(out.begin(), out.end(), m - 1);
-  } else if (dist == "uniform" || dist == "sorted") {
+  } else if (dist == "uniform" || dist == "sorted" || dist == "nearly_sorted") {
     parallel_fill(out, seed, [m](Rng& r, std::size_t) { return static_cast<std::uint32_t>(r.below(m)); });
-    if (dist == "sorted") {
+    if (dist != "uniform") {
       std::vector<std::int64_t> count(std::size_t(m) + 1, 0);
       for (std::uint32_t l : out) ++count[l];
       std::size_t at = 0;
       for (std::uint32_t b = 0; b < m; ++b)
         for (std::int64_t k = 0; k < count[b]; ++k) out[at++] = b;
+    }
+    if (dist == "nearly_sorted") {
+      Rng r(derive_seed(seed, "nearly-sorted"));
+      for (std::int64_t k = std::max<std::int64_t>(1, n / 1024); k > 0; --k) std::swap(out[r.below(n)], out[r.below(n)]);
     }
   } else if (dist == "runs" || dist == "equal_runs") {
     if (!(run_length >= 1)) throw std::invalid_argument("labels: run_length must be >= 1");

@@ -162,9 +162,9 @@ inline std::vector<harness::AxisSpec> pair_axes(std::int64_t max_n = std::int64_
       {"n", AxisKind::Size, "inputs (label-value pairs)", {V(std::int64_t(1) << 26)}, {}, 1, max_n},
       {"m", AxisKind::Size, "buckets: labels are in [0, m)", {V(std::int64_t(256))}, {}, 1, std::int64_t(1) << 28},
       {"distribution", AxisKind::Choice,
-       std::string("labels: uniform, degenerate (all m-1), sorted, zipf (exponent zipf_s), ") + harness::run_distributions_help() +
+       std::string("labels: uniform, degenerate (all m-1), sorted, nearly_sorted (sorted, one in 1024 swapped), zipf (exponent zipf_s), ") + harness::run_distributions_help() +
            ", permutation (of [0, n); needs m = n)",
-       {V(std::string("uniform"))}, {"uniform", "degenerate", "sorted", "zipf", "runs", "equal_runs", "permutation"}},
+       {V(std::string("uniform"))}, {"uniform", "degenerate", "sorted", "nearly_sorted", "zipf", "runs", "equal_runs", "permutation"}},
       {"zipf_s", AxisKind::Real, "zipf exponent (distribution zipf only)", {V(1.0)}, {}},
       harness::run_length_axis(),
   };

@@ -54,12 +54,13 @@ std::size_t plan_scratch(Plan r, const Ctx<Op>& c) {
     case Plan::Relabel: return std::max(ms::relabel_scratch_bytes<T>(c.n, c.m), plan_scratch(ar::by_size(sizes_of(c)), c));
     case Plan::Cub: return ms::cub_sort_scan_scratch_bytes<Op>(c.n, c.m);
     case Plan::ScanByKey: return ms::scan_by_key_scratch_bytes<Op>(c.n);
+    case Plan::CheckedScanByKey: return std::max(ms::checked_scan_by_key_scratch_bytes<Op>(c.n), plan_scratch(ar::checked_fallback(sizes_of(c)), c));
     default: return ms::sort_global_scratch_bytes<Op>(c.n, c.m);
   }
 }
 
-// One plan on stream `s` with `bytes` of the scratch. Relabel runs only inside auto's graph: its
-// count picks the tier on the device, and the plan by sizes is its fallback.
+// One plan on stream `s` with `bytes` of the scratch. Relabel and the checked scan-by-key run only
+// inside auto's graph: the count or the check decides on the device, with a plan by sizes as the fallback.
 template <class Op>
 void run_plan(Plan r, const Ctx<Op>& c, cudaStream_t s, std::size_t bytes) {
   switch (r) {
@@ -70,6 +71,11 @@ void run_plan(Plan r, const Ctx<Op>& c, cudaStream_t s, std::size_t bytes) {
     case Plan::Partitioned: return ms::partitioned<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, s);
     case Plan::Cub: return ms::cub_sort_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, bytes, s);
     case Plan::ScanByKey: return ms::scan_by_key<Op>(c.labels, c.values, c.n, c.inclusive, c.out, c.scratch, bytes, s);
+    case Plan::CheckedScanByKey: {
+      const Plan fallback = ar::checked_fallback(sizes_of(c));
+      return ms::enqueue_checked_scan_by_key<Op>(c.labels, c.values, c.n, c.inclusive, c.out, c.scratch, bytes,
+                                                 [&c, fallback, bytes](cudaStream_t fs) { run_plan(fallback, c, fs, bytes); }, s);
+    }
     case Plan::Relabel: {
       const Plan fallback = ar::by_size(sizes_of(c));
       return ms::enqueue_relabel_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch,
@@ -101,7 +107,10 @@ void add_modern_variants(Defs<Op>& d) {
   using harness::VariantKind;
   using T = typename Op::value_type;
   d.add({"auto", VariantKind::Ours,
-         "ours: perthread_scan from m = 3 (4-byte values; from m = 2 over 2^20 inputs or more) and at every m it takes with 8-byte values "
+         "ours: labels an input profile on the device finds sorted to checked_scan_by_key (behind its check CUB's sort + scan-by-key beyond 2048 labels, the plan by sizes up to it) beyond "
+         "2048 labels from 2^22 inputs, up to 2048 from 2^25 inputs (from 2^24 at 1024 labels and more) with 8-byte values from 2 labels and "
+         "4-byte values from 256, and with 4-byte values from 4 labels where labels one to a warp are looked for; else "
+         "perthread_scan from m = 3 (4-byte values; from m = 2 over 2^20 inputs or more) and at every m it takes with 8-byte values "
          "below 2^21 inputs (one label: below 2^20), from 2^25 inputs and m = 4 an input profile on the device sending labels one to a warp to single_pass; "
          "register_scan at m = 1 and 2 otherwise (8-byte values: CUB's scan-by-key at m = 1 from 2^20 inputs, single_pass from 2^21 beyond "
          "perthread_scan's region), single_pass up to 2048, "
@@ -112,12 +121,24 @@ void add_modern_variants(Defs<Op>& d) {
          "does not, sort_shared up to 2^16, sort_global beyond, and where m exceeds n / 4; from m = 2049 over 2^22 inputs or more an "
          "input profile on the device sends labels with few present to relabel (also where m exceeds n / 4; its count then sizes "
          "single_pass on the device), "
-         "sorted labels (and from 2^17 labels, labels in runs) to CUB's sort + scan-by-key, other labels in runs to relabel, and where partitioned does not run, "
+         "labels in runs from 2^17 labels to CUB's sort + scan-by-key, other labels in runs to relabel, and where partitioned does not run, "
          "spread labels up to 4096 to single_pass and hot labels up to 2^18 to sort_shared, inside one CUDA graph (auto_rule.hpp)",
          {Output::Results, false},
          [](const auto& c) { return ar::by_size(sizes_of(c)) == Plan::SortGlobal ? ms::sort_global_unsupported(c.n) : std::string(); },
          [](const auto& c) { return profile::auto_scratch_bytes(sizes_of(c), [&c](Plan p) { return plan_scratch(p, c); }); },
          [](Ctx<Op>& c) { run_auto<Op>(c); }});
+  d.add({"checked_scan_by_key", VariantKind::Ours,
+         "ours (labels that arrive sorted): one pass proves the labels non-decreasing (a 4-byte read an input), then on the device "
+         "CUB's scan-by-key over the labels as they come (one run a label, no sort), or where a label falls, CUB's sort + scan-by-key",
+         {Output::Results, false}, [](const auto& c) { return ms::sort_global_unsupported(c.n); },
+         [](const auto& c) { return std::max(ms::checked_scan_by_key_scratch_bytes<Op>(c.n), ms::cub_sort_scan_scratch_bytes<Op>(c.n, c.m)); },
+         [](Ctx<Op>& c) {
+           ms::checked_scan_by_key<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.scratch_bytes, "cub_sort_scan",
+                                       [&c](cudaStream_t s) {
+                                         ms::cub_sort_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.scratch_bytes, s);
+                                       },
+                                       c.stream);
+         }});
   d.add({"partitioned", VariantKind::Ours,
          "ours (large m): one stable partition pass by the top <= 8 label bits (per-tile digit counts, a scan, runs written through "
          "shared memory), single_pass over the partitions at once with the low bits as labels (a partition starts its own tiles), "

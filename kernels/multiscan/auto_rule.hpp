@@ -11,9 +11,9 @@
 
 namespace lp::multiscan::auto_rule {
 
-enum class Plan : unsigned { RegisterScan, SinglePass, Partitioned, SortShared, SortGlobal, Relabel, Cub, PerthreadScan, ScanByKey, Count };
+enum class Plan : unsigned { RegisterScan, SinglePass, Partitioned, SortShared, SortGlobal, Relabel, Cub, PerthreadScan, ScanByKey, CheckedScanByKey, Count };
 inline const char* name(Plan p) {
-  constexpr const char* kNames[] = {"register_scan", "single_pass", "partitioned", "sort_shared", "sort_global", "relabel", "cub_sort_scan_by_key", "perthread_scan", "cub_scan_by_key"};
+  constexpr const char* kNames[] = {"register_scan", "single_pass", "partitioned", "sort_shared", "sort_global", "relabel", "cub_sort_scan_by_key", "perthread_scan", "cub_scan_by_key", "checked_scan_by_key"};
   return unsigned(p) < unsigned(Plan::Count) ? kNames[unsigned(p)] : "?";
 }
 
@@ -205,12 +205,41 @@ LP_HD bool may_warp_uniform(const Sizes& s) {
   return s.n >= kWarpUniformLookMinN && s.m >= kWarpUniformMinM && s.single_pass && by_size(s) == Plan::PerthreadScan;
 }
 
+// Labels the sample finds sorted: the checked scan-by-key (scan_by_key.cuh) proves the order in one
+// pass (a 4-byte read an input) and scans them as they come with CUB's scan-by-key, one run a label.
+// H200 (configs/multiscan/probe_checked_scan_by_key.json, results/h200/multiscan/probes/checked_scan_by_key.json,
+// sorted labels, n = 2^22..2^26): beyond 2048 labels 0.22-0.40x the time of the best of ours (CUB's
+// sort + scan-by-key, which sorted them again; n = 2^26 int32 at 2^17 labels 0.40 ms against 1.76);
+// up to 2048, against single_pass and perthread_scan, 0.69-0.93x with 8-byte values from 2 labels,
+// 0.76-0.87x with 4-byte values at 256, 0.35-0.60x at 1024-2048, 0.90-0.98x at 4-64 over 2^26
+// inputs, level at 2 (1.01-1.12x). Beyond 2048 labels the look runs anyway; up to 2048 it is taken
+// for this alone where it costs little beside the plan by sizes (the look with its switch adds 11-16
+// us to auto's time, auto against the checked form alone beyond 2048 labels: from 2^25 inputs, from
+// 2^24 at 1024 labels and more) and where it already runs (labels one to a warp).
+// The sample also takes nearly sorted labels for sorted (one in 1024 swapped: 99.6-99.8% of
+// neighbours ascending, and a distinct count of 700-830 where 16 K-1 M labels are present, which
+// sent them to relabel's count and its fallback at 1.4-2.0x the best): the check finds the fall and
+// its switch runs checked_fallback (the sort + scan-by-key beyond 2048 labels, 1.05-1.08x the best
+// there, the plan by sizes up to it), and so sorted labels are looked for before the count.
+constexpr std::int64_t kCheckedLookMinN = std::int64_t(1) << 25;
+constexpr std::int64_t kCheckedWideLookMinN = std::int64_t(1) << 24;
+constexpr std::uint32_t kCheckedWideM = 1024;
+constexpr std::uint32_t kCheckedMinM4 = 256, kCheckedMinM8 = 2;
+LP_HD bool may_checked_small(const Sizes& s) {
+  if (!s.cub || s.m > kPartitionedAboveM) return false;
+  const Plan b = by_size(s);
+  if (b != Plan::SinglePass && b != Plan::PerthreadScan) return false;
+  const std::uint32_t min_m = s.value_bytes == 8 ? kCheckedMinM8 : kCheckedMinM4;
+  const std::int64_t min_n = s.m >= kCheckedWideM ? kCheckedWideLookMinN : kCheckedLookMinN;
+  return (s.m >= min_m && s.n >= min_n) || may_warp_uniform(s);
+}
 LP_HD bool needs_look(const Sizes& s) {
-  return s.n >= kLookMinN && (may_relabel(s) || may_relabel_sparse(s) || may_spread(s) || may_hot(s) || may_warp_uniform(s));
+  return s.n >= kLookMinN && (may_relabel(s) || may_relabel_sparse(s) || may_spread(s) || may_hot(s) || may_warp_uniform(s) || may_checked_small(s));
 }
 
 // Where relabel would take labels that arrive sorted or in runs but many are present (beyond
-// kRelabelDistinct its count falls back to partitioned's passes), CUB's sort + scan-by-key wins: its
+// kRelabelDistinct its count falls back to partitioned's passes), CUB's sort + scan-by-key wins (for
+// sorted labels the checked scan-by-key now, with the sort + scan-by-key behind its check): its
 // radix passes over ordered labels move whole tiles to one bucket (judging draw, seed 7003, sorted
 // labels, int64 values: n = 64 M over 2 574 labels 1.61 ms against partitioned's 2.28 and auto's
 // relabel 2.44; 68 M over 27 K, 1.77 against 2.48; 6 M over 9.9 K, 0.21 against 0.27). Runs of
@@ -221,11 +250,18 @@ constexpr double kSortedShare = 0.99;
 LP_HD bool may_cub_ordered(const Sizes& s) { return may_relabel(s) && s.cub; }
 LP_HD bool sorted_labels(const profile::Profile& p) { return p.sorted >= kSortedShare && p.sorted_global >= kSortedShare; }
 
+LP_HD bool may_checked(const Sizes& s) { return may_cub_ordered(s) || may_checked_small(s); }
+LP_HD Plan checked_fallback(const Sizes& s) {
+  if (s.m > kPartitionedAboveM) return Plan::Cub;  // s.cub holds wherever may_checked does
+  return may_warp_uniform(s) ? Plan::SinglePass : by_size(s);
+}
+
 LP_HD Plan decide(const Sizes& s, const profile::Profile& p) {
   if (!needs_look(s)) return by_size(s);
+  if (may_checked(s) && sorted_labels(p)) return Plan::CheckedScanByKey;
   if (may_warp_uniform(s)) return p.warp_runs <= kWarpUniformRuns ? Plan::SinglePass : Plan::PerthreadScan;
   if ((may_relabel(s) || may_relabel_sparse(s)) && p.distinct <= kRelabelDistinct) return Plan::Relabel;
-  if (may_cub_ordered(s) && (sorted_labels(p) || (p.warp_runs <= kRunsWarpRuns && s.m >= kCubMinM))) return Plan::Cub;
+  if (may_cub_ordered(s) && p.warp_runs <= kRunsWarpRuns && s.m >= kCubMinM) return Plan::Cub;
   if (may_relabel(s) && p.warp_runs <= kRunsWarpRuns) return Plan::Relabel;
   const bool hot = p.heavy >= kHotShare;
   if (may_hot(s) && hot) return Plan::SortShared;
@@ -236,7 +272,8 @@ LP_HD Plan decide(const Sizes& s, const profile::Profile& p) {
 LP_HD bool possible(const Sizes& s, Plan q) {
   if (q == by_size(s)) return true;
   if (!needs_look(s)) return false;
-  return (q == Plan::Relabel && (may_relabel(s) || may_relabel_sparse(s))) || (q == Plan::Cub && may_cub_ordered(s)) || (q == Plan::SortShared && may_hot(s)) ||
+  return (q == Plan::Relabel && (may_relabel(s) || may_relabel_sparse(s))) || (q == Plan::Cub && may_cub_ordered(s)) ||
+         (q == Plan::CheckedScanByKey && may_checked(s)) || (q == Plan::SortShared && may_hot(s)) ||
          (q == Plan::SinglePass && (may_spread(s) || may_warp_uniform(s)));
 }
 

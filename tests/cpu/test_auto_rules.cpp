@@ -93,6 +93,14 @@ void test_known_inputs() {
     CHECK(p.run_mean < 1.01);
     CHECK_MSG(p.sorted_global < 0.7, "runs sorted_global " << p.sorted_global);
   }
+  {  // nearly sorted (one in 1024 swapped): the sample takes it for sorted, which is why the
+     // multiscan's checked scan-by-key proves the order before it scans
+    namespace msr = lp::multiscan::auto_rule;
+    const pf::Profile p = profile_of(harness::labels(n, m, "nearly_sorted", 1.0, 9), m);
+    CHECK_MSG(msr::sorted_labels(p), "nearly_sorted sorted " << p.sorted << " sorted_global " << p.sorted_global);
+    const auto l = harness::labels(n, m, "nearly_sorted", 1.0, 9);
+    CHECK(!std::is_sorted(l.begin(), l.end()));
+  }
   {  // a permutation: every label once; the estimate is capped at n = m
     const std::int64_t k = std::int64_t(1) << 20;
     const pf::Profile p = profile_of(harness::labels(k, std::uint32_t(k), "permutation", 1.0, 7), std::uint64_t(k));
@@ -281,16 +289,21 @@ void test_multiscan_rule() {
   CHECK(ar::decide(s, p) == P::SinglePass);
   p.warp_runs = ar::kRunsWarpRuns;
   CHECK(ar::decide(s, p) == P::Relabel);
-  // Sorted labels, many present: CUB's sort + scan-by-key where it runs; runs only from kCubMinM.
+  // Sorted labels: the checked scan-by-key where CUB runs, before the count (nearly sorted labels
+  // fool the distinct estimate), with CUB's sort + scan-by-key behind its check; runs of labels
+  // CUB's sort + scan-by-key only from kCubMinM.
   s.cub = true;
   CHECK(ar::decide(s, p) == P::Relabel);
   p.sorted = p.sorted_global = ar::kSortedShare;
-  CHECK(ar::decide(s, p) == P::Cub && ar::possible(s, P::Cub));
+  CHECK(ar::decide(s, p) == P::CheckedScanByKey && ar::possible(s, P::CheckedScanByKey) && ar::checked_fallback(s) == P::Cub);
   p.sorted_global = ar::kSortedShare - 0.01;
   CHECK(ar::decide(s, p) == P::Relabel);
   p.distinct = ar::kRelabelDistinct;
   p.sorted_global = ar::kSortedShare;
+  CHECK(ar::decide(s, p) == P::CheckedScanByKey);
+  p.sorted = ar::kSortedShare - 0.01;
   CHECK(ar::decide(s, p) == P::Relabel);
+  p.sorted = ar::kSortedShare;
   p = spread(), p.warp_runs = ar::kRunsWarpRuns, p.distinct = ar::kRelabelDistinct + 1;
   s.m = ar::kCubMinM;
   CHECK(ar::decide(s, p) == P::Cub);
@@ -298,7 +311,7 @@ void test_multiscan_rule() {
   CHECK(ar::decide(s, p) == P::Relabel);
   s.cub = false;
   p.sorted = p.sorted_global = 1.0;
-  CHECK(ar::decide(s, p) == P::Relabel && !ar::possible(s, P::Cub));
+  CHECK(ar::decide(s, p) == P::Relabel && !ar::possible(s, P::Cub) && !ar::possible(s, P::CheckedScanByKey));
   s.m = ar::kLookFromM;
   p = spread();
   s.m = ar::kLookFromM - 1;
@@ -383,7 +396,7 @@ void test_multiscan_rule() {
     CHECK(ar::by_size(q) == P::SinglePass);
     q.m = 9;
     CHECK(ar::by_size(q) == P::SinglePass);
-    q.m = 2, q.n = std::int64_t(1) << 30;
+    q.m = 2, q.n = ar::kCheckedLookMinN - 1;
     CHECK(ar::by_size(q) == P::PerthreadScan && !ar::needs_look(q));
     for (std::uint32_t m : {3u, 4u}) {
       q.m = m, q.n = ar::kPerthreadM4MaxN8 - 1;
@@ -404,6 +417,43 @@ void test_multiscan_rule() {
     CHECK(ar::by_size(q) == P::ScanByKey);
     q.cub = false;
     CHECK(ar::by_size(q) == P::RegisterScan);
+  }
+  // Sorted labels up to 2048: the look for the checked scan-by-key from kCheckedLookMinN inputs
+  // (from kCheckedWideLookMinN at kCheckedWideM labels and more), 8-byte values from kCheckedMinM8
+  // labels, 4-byte ones from kCheckedMinM4 and where labels one to a warp are looked for; the plan by
+  // sizes behind its check (single_pass where the look sends labels one to a warp there).
+  {
+    ar::Sizes q;
+    q.register_scan = q.single_pass = q.partitioned = q.sort_shared = q.sort_global = q.relabel = q.cub = q.perthread_scan = true;
+    pf::Profile sorted = spread();
+    sorted.sorted = sorted.sorted_global = 1.0, sorted.warp_runs = 1.0;
+    q.value_bytes = 8, q.m = ar::kCheckedMinM8, q.n = ar::kCheckedLookMinN;
+    CHECK(ar::by_size(q) == P::PerthreadScan && ar::needs_look(q) && ar::decide(q, sorted) == P::CheckedScanByKey);
+    CHECK(ar::decide(q, spread()) == P::PerthreadScan && ar::checked_fallback(q) == P::PerthreadScan);
+    q.n = ar::kCheckedLookMinN - 1;
+    CHECK(!ar::needs_look(q) && ar::decide(q, sorted) == P::PerthreadScan);
+    q.m = ar::kCheckedWideM, q.n = ar::kCheckedWideLookMinN;
+    CHECK(ar::by_size(q) == P::SinglePass && ar::decide(q, sorted) == P::CheckedScanByKey && ar::checked_fallback(q) == P::SinglePass);
+    q.n = ar::kCheckedWideLookMinN - 1;
+    CHECK(!ar::needs_look(q));
+    q.m = ar::kPartitionedAboveM, q.n = std::int64_t(1) << 30;
+    CHECK(ar::decide(q, sorted) == P::CheckedScanByKey && ar::possible(q, P::CheckedScanByKey));
+    q.cub = false;
+    CHECK(!ar::needs_look(q) && !ar::possible(q, P::CheckedScanByKey));
+    q.cub = true, q.m = 1;
+    CHECK(ar::by_size(q) == P::ScanByKey && !ar::needs_look(q));  // one label: no check needed
+    q.value_bytes = 4, q.m = ar::kCheckedMinM4, q.n = ar::kCheckedLookMinN;
+    q.perthread_scan = false;  // beyond its 64 labels
+    CHECK(ar::by_size(q) == P::SinglePass && ar::decide(q, sorted) == P::CheckedScanByKey);
+    CHECK(ar::decide(q, spread()) == P::SinglePass);
+    q.m = ar::kCheckedMinM4 - 1;
+    CHECK(!ar::needs_look(q));
+    q.perthread_scan = true, q.m = ar::kWarpUniformMinM, q.n = ar::kWarpUniformLookMinN;  // the look that runs there anyway
+    CHECK(ar::decide(q, sorted) == P::CheckedScanByKey && ar::checked_fallback(q) == P::SinglePass);
+    sorted.sorted = ar::kSortedShare - 0.01;
+    CHECK(ar::decide(q, sorted) == P::SinglePass);
+    q.m = ar::kWarpUniformMinM - 1;
+    CHECK(!ar::needs_look(q));
   }
   // Few inputs over many labels: CUB's sort up to kCubSmallMaxN inputs (4-byte values from
   // kCubSmallMinN4, below which sort_global's one tile stays); sort_shared from kSortSharedSmallMinN to kSortSharedSmallMaxN

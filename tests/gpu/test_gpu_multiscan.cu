@@ -24,6 +24,8 @@
 #include "gpu_test.hpp"
 #include "check_variant.hpp"
 #include "label_jobs.hpp"
+#include "kernels/multiscan/cub_sort_scan.cuh"
+#include "kernels/multiscan/scan_by_key.cuh"
 #include "kernels/multiscan/sheffler.cuh"
 
 namespace lp::multiscan_study {
@@ -57,6 +59,51 @@ void check_sheffler_flaw() {
     CHECK_MSG(d_out.download() == want, "corrected Sheffler (shared=" << shared << ") on identity values");
     lp::multiscan::sheffler<Op, true>(d_labels.get(), d_values.get(), 9, 1, false, shared, d_out.get(), scratch.get(), t, nullptr);
     CHECK_MSG(d_out.download() != want, "published Sheffler (shared=" << shared << ") should fail on identity values (thesis 5.4)");
+  }
+}
+
+// The checked scan-by-key on labels that are not 16-byte aligned (its check then reads one label a
+// step), sorted and with one fall at either end or in the middle, and the aligned form beside it:
+// every result equal to the sequential multiscan, whichever body the check chose.
+void check_checked_scan_alignment() {
+  using Op = lp::multireduce::Add<std::int32_t>;
+  for (std::int64_t n : {1, 2, 7, 1000, 70001}) {
+    std::vector<std::uint32_t> sorted(std::size_t(n) + 1);
+    std::vector<std::int32_t> values(std::size_t(n) + 1);
+    for (std::int64_t i = 0; i <= n; ++i) sorted[std::size_t(i)] = std::uint32_t(i / 3), values[std::size_t(i)] = std::int32_t(i * 7 % 11) - 5;
+    std::vector<std::vector<std::uint32_t>> inputs = {sorted};
+    if (n > 1)
+      for (std::int64_t at : {std::int64_t(1), n / 2, n - 1}) {  // a fall between labels at - 1 and at (offset 1)
+        auto v = sorted;
+        std::swap(v[std::size_t(at)], v[std::size_t(at + 1)]);
+        v[std::size_t(at)] += 1000;
+        inputs.push_back(v);
+      }
+    const std::uint32_t m = std::uint32_t(n / 3 + 1001);
+    for (const auto& labels : inputs)
+      for (std::size_t offset : {std::size_t(0), std::size_t(1)}) {
+        std::vector<std::int32_t> want(static_cast<std::size_t>(n));
+        std::map<std::uint32_t, std::int32_t> running;
+        for (std::int64_t i = 0; i < n; ++i) {
+          const std::size_t j = std::size_t(i) + offset;
+          want[std::size_t(i)] = running[labels[j]];
+          running[labels[j]] += values[j];
+        }
+        harness::DeviceBuffer<std::uint32_t> d_labels;
+        harness::DeviceBuffer<std::int32_t> d_values, d_out;
+        d_labels.upload(labels);
+        d_values.upload(values);
+        d_out.resize(std::size_t(n));
+        const std::size_t bytes = std::max(lp::multiscan::checked_scan_by_key_scratch_bytes<Op>(n), lp::multiscan::cub_sort_scan_scratch_bytes<Op>(n, m));
+        harness::DeviceBuffer<char> scratch(bytes);
+        const std::uint32_t* l = d_labels.get() + offset;
+        const std::int32_t* v = d_values.get() + offset;
+        lp::multiscan::checked_scan_by_key<Op>(l, v, n, m, false, d_out.get(), scratch.get(), bytes, "test",
+                                               [&](cudaStream_t s) { lp::multiscan::cub_sort_scan<Op>(l, v, n, m, false, d_out.get(), scratch.get(), bytes, s); },
+                                               nullptr);
+        LP_CUDA(cudaDeviceSynchronize());
+        CHECK_MSG(d_out.download() == want, "checked scan-by-key, n = " << n << ", offset " << offset << ", sorted " << (&labels == &inputs[0]));
+      }
   }
 }
 
@@ -102,6 +149,16 @@ int main() {
       jobs.push_back({{(1 << 21) + 7, 1, "uniform"}, op, type, {}});
       jobs.push_back({{(1 << 21) + 7, 1, "uniform"}, op, type, {{"mode", Value(std::string("inclusive"))}}});
     }
+    // auto's checked scan-by-key where the look runs: sorted labels beyond 2048 (n = 2^22), nearly
+    // sorted ones (the check falls back to CUB's sort + scan-by-key), and up to 2048 (the plan by
+    // sizes behind the check): 4-byte values at 1024 labels from 2^24, 8-byte ones from 2^25.
+    if (!quick && op == "add" && (type == "int32" || type == "int64")) {
+      for (const LabelCase& c : std::vector<LabelCase>{{(1 << 22) + 5, 3001, "sorted"}, {(1 << 22) + 9, 5000, "nearly_sorted"}, {(1 << 24) + 3, 1024, "sorted"},
+                                                       {(1 << 24) + 7, 1500, "nearly_sorted"}})
+        jobs.push_back({c, op, type, {{"mode", Value(std::string("inclusive"))}}});
+      if (type == "int64")
+        for (const LabelCase& c : std::vector<LabelCase>{{(1 << 25) + 1, 2, "sorted"}, {(1 << 25) + 3, 3, "nearly_sorted"}}) jobs.push_back({c, op, type, {}});
+    }
     // Small m at sizes of many tiles (register_scan's 4096-input tiles: the last one partial or
     // whole), where the L2 lookahead (prefetch_l2) reaches past the end; single_pass capped at
     // one and three blocks per SM there.
@@ -123,5 +180,6 @@ int main() {
   if (!run_label_jobs(*study, jobs)) return test_summary("test_gpu_multiscan");  // the context is gone
   const std::set<std::string> names = gpu_variants(*study);
   if (names.count("sheffler_global") || names.count("sheffler_shared")) check_sheffler_flaw();
+  if (names.count("checked_scan_by_key")) check_checked_scan_alignment();
   return test_summary("test_gpu_multiscan");
 }

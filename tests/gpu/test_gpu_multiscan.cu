@@ -23,6 +23,7 @@
 #include "check.hpp"
 #include "gpu_test.hpp"
 #include "check_variant.hpp"
+#include "cpu_reference/multiscan/cpu_multiscan.hpp"
 #include "label_jobs.hpp"
 #include "kernels/multiscan/cub_sort_scan.cuh"
 #include "kernels/multiscan/scan_by_key.cuh"
@@ -82,13 +83,8 @@ void check_checked_scan_alignment() {
     const std::uint32_t m = std::uint32_t(n / 3 + 1001);
     for (const auto& labels : inputs)
       for (std::size_t offset : {std::size_t(0), std::size_t(1)}) {
-        std::vector<std::int32_t> want(static_cast<std::size_t>(n));
-        std::map<std::uint32_t, std::int32_t> running;
-        for (std::int64_t i = 0; i < n; ++i) {
-          const std::size_t j = std::size_t(i) + offset;
-          want[std::size_t(i)] = running[labels[j]];
-          running[labels[j]] += values[j];
-        }
+        std::vector<std::int32_t> want(static_cast<std::size_t>(n)), buckets(m);
+        lp::cpu::multiscan_sequential<Op>(labels.data() + offset, values.data() + offset, n, m, false, buckets.data(), want.data());
         harness::DeviceBuffer<std::uint32_t> d_labels;
         harness::DeviceBuffer<std::int32_t> d_values, d_out;
         d_labels.upload(labels);

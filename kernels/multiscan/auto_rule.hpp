@@ -214,8 +214,9 @@ LP_HD bool may_warp_uniform(const Sizes& s) {
 // 0.76-0.87x with 4-byte values at 256, 0.35-0.60x at 1024-2048, 0.90-0.98x at 4-64 over 2^26
 // inputs, level at 2 (1.01-1.12x). Beyond 2048 labels the look runs anyway; up to 2048 it is taken
 // for this alone where it costs little beside the plan by sizes (the look with its switch adds 11-16
-// us to auto's time, auto against the checked form alone beyond 2048 labels: from 2^25 inputs, from
-// 2^24 at 1024 labels and more) and where it already runs (labels one to a warp).
+// us to auto's time on sorted labels beyond 2048, and 11-20 us on uniform labels where it finds
+// nothing, results/h200/multiscan/probes/checked_scan_by_key_auto.json: from 2^25 inputs, from 2^24
+// at 1024 labels and more, 1.01-1.07x the best there) and where it already runs (labels one to a warp).
 // The sample also takes nearly sorted labels for sorted (one in 1024 swapped: 99.6-99.8% of
 // neighbours ascending, and a distinct count of 700-830 where 16 K-1 M labels are present, which
 // sent them to relabel's count and its fallback at 1.4-2.0x the best): the check finds the fall and

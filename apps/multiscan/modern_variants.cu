@@ -132,13 +132,7 @@ void add_modern_variants(Defs<Op>& d) {
          "CUB's scan-by-key over the labels as they come (one run a label, no sort), or where a label falls, CUB's sort + scan-by-key",
          {Output::Results, false}, [](const auto& c) { return ms::sort_global_unsupported(c.n); },
          [](const auto& c) { return std::max(ms::checked_scan_by_key_scratch_bytes<Op>(c.n), ms::cub_sort_scan_scratch_bytes<Op>(c.n, c.m)); },
-         [](Ctx<Op>& c) {
-           ms::checked_scan_by_key<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.scratch_bytes, "cub_sort_scan",
-                                       [&c](cudaStream_t s) {
-                                         ms::cub_sort_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.scratch_bytes, s);
-                                       },
-                                       c.stream);
-         }});
+         [](Ctx<Op>& c) { ms::checked_scan_by_key<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.scratch_bytes, c.stream); }});
   d.add({"partitioned", VariantKind::Ours,
          "ours (large m): one stable partition pass by the top <= 8 label bits (per-tile digit counts, a scan, runs written through "
          "shared memory), single_pass over the partitions at once with the low bits as labels (a partition starts its own tiles), "

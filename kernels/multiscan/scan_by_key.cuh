@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "../common/plan_graph.cuh"
+#include "cub_sort_scan.cuh"
 #include "sort_global.cuh"
 
 namespace lp::multiscan {
@@ -125,15 +126,16 @@ void enqueue_checked_scan_by_key(const std::uint32_t* labels, const typename Op:
   enqueue_switch(stream, look, {sorted, fallback});
 }
 
-// The checked form on its own, with `fallback` behind it: one graph per arguments, built on the
-// first call and replayed (`tag` names the fallback in the graph's key).
+// The checked form on its own, with CUB's sort + scan-by-key behind its check: one graph per
+// arguments, built on the first call and replayed. Scratch: the larger of
+// checked_scan_by_key_scratch_bytes and cub_sort_scan_scratch_bytes.
 template <class Op>
 void checked_scan_by_key(const std::uint32_t* labels, const typename Op::value_type* values, std::int64_t n, std::uint32_t m, bool inclusive,
-                         typename Op::value_type* out, void* scratch, std::size_t scratch_bytes, const char* tag, const PlanBody& fallback,
-                         cudaStream_t stream) {
+                         typename Op::value_type* out, void* scratch, std::size_t scratch_bytes, cudaStream_t stream) {
   if (n <= 0) return;
-  const std::string name = std::string("multiscan/checked_scan_by_key/") + tag + "/" + Op::name + "/" + multireduce::TypeName<typename Op::value_type>::value;
-  const std::string key = plan_key(name.c_str(), labels, values, n, m, inclusive, out, scratch, scratch_bytes);
+  const PlanBody fallback = [=](cudaStream_t s) { cub_sort_scan<Op>(labels, values, n, m, inclusive, out, scratch, scratch_bytes, s); };
+  const std::string tag = std::string("multiscan/checked_scan_by_key/") + Op::name + "/" + multireduce::TypeName<typename Op::value_type>::value;
+  const std::string key = plan_key(tag.c_str(), labels, values, n, m, inclusive, out, scratch, scratch_bytes);
   launch_graph(key, [&](cudaStream_t s) { enqueue_checked_scan_by_key<Op>(labels, values, n, inclusive, out, scratch, scratch_bytes, fallback, s); },
                stream);
 }

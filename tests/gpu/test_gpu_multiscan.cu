@@ -94,9 +94,7 @@ void check_checked_scan_alignment() {
         harness::DeviceBuffer<char> scratch(bytes);
         const std::uint32_t* l = d_labels.get() + offset;
         const std::int32_t* v = d_values.get() + offset;
-        lp::multiscan::checked_scan_by_key<Op>(l, v, n, m, false, d_out.get(), scratch.get(), bytes, "test",
-                                               [&](cudaStream_t s) { lp::multiscan::cub_sort_scan<Op>(l, v, n, m, false, d_out.get(), scratch.get(), bytes, s); },
-                                               nullptr);
+        lp::multiscan::checked_scan_by_key<Op>(l, v, n, m, false, d_out.get(), scratch.get(), bytes, nullptr);
         LP_CUDA(cudaDeviceSynchronize());
         CHECK_MSG(d_out.download() == want, "checked scan-by-key, n = " << n << ", offset " << offset << ", sorted " << (&labels == &inputs[0]));
       }

@@ -35,19 +35,28 @@ static_assert(sizeof(Sizes) == 8 + 4 + 12, "Sizes has no padding");
 // Below this many samples a look costs more than it could save: inside auto's graph it adds 11-18 us
 // on the H100 (regret fitting draw), and what it can save is the windows' extra reads of the samples.
 constexpr std::int64_t kLookMinN = std::int64_t(1) << 24;
-// Where only 16-bit counters fit a block, the blocks clear and fold copies of up to 116 K bins:
-// over few samples the cluster, which clears one set per cluster, is twice as fast (H100 regret
-// sweep, 80 000-113 000 u32 bins, n up to 325 000: 11-12 us against 22-28). Over many samples the
-// block copy wins on one-bin inputs (2^26 samples of 2^15 bins: 1.7 ps a sample against 6.3).
+// Where a 32-bit copy of more than kClusterFromBins bins (128 KiB) still fits a block, the cluster
+// is faster over few samples: below kHalfBlockMinN samples it was 1-7.7 us faster at 32 K-62 K u32
+// bins in the regret fitting draw (block_privatized 13-25 us); from 2^22 samples the block copy
+// wins (46 M samples in runs over 43 K bins: 89 us against 218).
 constexpr std::int64_t kHalfBlockMinN = std::int64_t(1) << 21;
-// The same holds where a 32-bit copy of more than this many bins (128 KiB) still fits a block:
-// below kHalfBlockMinN samples the cluster was 1-7.7 us faster at 32 K-62 K u32 bins in the regret
-// fitting draw (block_privatized 13-25 us); from 2^22 samples the block copy wins (46 M samples in
-// runs over 43 K bins: 89 us against 218).
 constexpr std::uint32_t kClusterFromBins = 32768;
+// Where only 16-bit counters fit a block (more than 58 K bins), the block copy from one sample per
+// kHalfBinsPerSample bins: every block clears and folds a copy of all the bins, the cluster pays
+// per sample. Since the block copies are merged over clusters of two and added to the output in
+// pairs (modern.cuh, merge_halves), uniform and zipf samples cross over between 4096 and 16 384 at
+// 60 001-116 000 bins and the block copy then takes 0.32-0.99x the cluster's time up to 2^22
+// (H200, results/h200/histogram/probes/half_tiny.json, half_small.json); one bin everywhere
+// stays 1.05-1.34x behind the cluster there, 0.8-3.5 us, which no look costing 11-18 us could win
+// back. Judged on a draw of its own (configs/regret/histogram_half_bins.json): auto 1.00x the best
+// (median), at most 1.30x and 3.2 us, where the rule before was up to 2.0x. Before, the cluster's turn below 2^21 samples (H100 regret sweep: 80 000-113 000 bins, n up
+// to 325 000, 11-12 us against 22-28) left auto up to 1.79x behind the block copy.
+constexpr std::int64_t kHalfBinsPerSample = 8;
 
 LP_HD Plan by_size(const Sizes& s) {
-  if (!s.u8 && s.block && (!s.block32 || s.bins > kClusterFromBins) && s.cluster && s.n < kHalfBlockMinN) return Plan::Cluster;
+  if (!s.u8 && s.block && s.cluster && s.bins > kClusterFromBins &&
+      (s.block32 ? s.n < kHalfBlockMinN : s.n * kHalfBinsPerSample < std::int64_t(s.bins)))
+    return Plan::Cluster;
   if (s.u8 || s.block) return Plan::Block;
   if (s.windows) return Plan::Windows;
   if (s.cluster) return Plan::Cluster;

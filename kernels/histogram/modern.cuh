@@ -44,34 +44,116 @@ inline int copies_log2(std::uint32_t bins, Width w = Width::Full) {
 // test this replaces (a returning atomic, a compare and two branches a sample) was what kept the
 // SMs issuing at 0.82 a cycle with DRAM at half its rate at 65536 bins
 // (results/h200/histogram/profiles/README.md). A look costs a barrier and, at 65536 bins, eight
-// 16-byte reads a thread of a 1024-thread block; a phase is six steps of 8 K samples there.
+// 16-byte reads a thread of a 1024-thread block; a phase is three steps of 16 K samples there.
 constexpr std::uint32_t kHalfFlushAt = 1u << 13;
 constexpr std::uint32_t kHalfPhaseMax = 65536u - kHalfFlushAt - 16;  // 16: the n mod 16 tail samples (bytes)
+
+// Blocks of a cluster that merge their 16-bit copies at the end (merge_halves; 1: none). Two: the
+// pairs fill all 132 SMs of an H200 (one 128 KiB block an SM), where clusters of 4 or 8 fit only
+// 120, whose lost SMs cost more than the adds they save (results/h200/histogram/probes/half_cluster.json).
+constexpr int kHalfClusterDefault = 2;
+// 16-byte loads a thread of the 16-bit path issues a step (and has in flight while it bins the
+// step before): with half the warps resident, four keep DRAM busier than two (1-5% faster, 3%
+// slower on a zipf(3) bin of 83% of the samples; a build with -DLP_HALF_VECS=2 is
+// probes/half_cluster_two_loads.json).
+#ifndef LP_HALF_VECS
+#define LP_HALF_VECS 4
+#endif
+constexpr int kHalfVecs = LP_HALF_VECS;
+
+// Where the output's bin pairs (2w, 2w + 1) take one 64-bit add (LP_HALF_PAIRS, n < 2^32: no
+// bin's count reaches 2^32, so the even bin's sum never carries into the odd one): every add of
+// the 16-bit path to the output goes through here, so that all of them are of one size. A warp's
+// 32 pair adds cover 64 bins in 8 sectors with half the instructions of two 32-bit adds a word
+// (a build with -DLP_HALF_PAIRS=0 is probes/half_cluster_words.json: 0.61-0.74 of the copy ceiling
+// at 65536 bins against 0.70-0.75).
+#ifndef LP_HALF_PAIRS
+#define LP_HALF_PAIRS 1
+#endif
+__device__ __forceinline__ void add_pair(std::uint32_t* out, std::uint32_t w, std::uint32_t even, std::uint32_t odd, std::uint32_t bins,
+                                         bool pairs) {
+  if (pairs && 2 * w + 1 < bins) {
+    if (even | odd)
+      atomicAdd(reinterpret_cast<unsigned long long*>(out + 2 * w), static_cast<unsigned long long>(odd) << 32 | even);
+    return;
+  }
+  if (even) atomicAdd(out + 2 * w, even);
+  if (odd && 2 * w + 1 < bins) atomicAdd(out + 2 * w + 1, odd);
+}
 
 // The look: every half at or above kHalfFlushAt is subtracted from its entry (atomically, as the
 // next phase's adds may already land) and added to the output. Entry e holds word e >> r_log2.
 __device__ __forceinline__ void flush_entry(std::uint32_t* hist, std::uint32_t e, std::uint32_t x, int r_log2, std::uint32_t bins,
-                                            std::uint32_t* out) {
-  const std::uint32_t lo = x & 0xffffu, hi = x >> 16, bin = 2 * (e >> r_log2);
+                                            std::uint32_t* out, bool pairs) {
+  const std::uint32_t lo = x & 0xffffu, hi = x >> 16;
   const std::uint32_t take_lo = lo >= kHalfFlushAt ? lo : 0u, take_hi = hi >= kHalfFlushAt ? hi : 0u;
   if (!(take_lo | take_hi)) return;
   atomicSub(hist + e, take_lo | take_hi << 16);
-  if (take_lo) atomicAdd(out + bin, take_lo);
-  if (take_hi && bin + 1 < bins) atomicAdd(out + bin + 1, take_hi);
+  add_pair(out, e >> r_log2, take_lo, take_hi, bins, pairs);
 }
 __device__ __forceinline__ void flush_halves(std::uint32_t* hist, std::uint32_t entries, int r_log2, std::uint32_t bins,
-                                             std::uint32_t* out) {
+                                             std::uint32_t* out, bool pairs) {
   constexpr std::uint32_t kHigh = 0xffffu & ~(kHalfFlushAt - 1), kMask = kHigh | kHigh << 16;
   const uint4* v = reinterpret_cast<const uint4*>(hist);
   for (std::uint32_t q = threadIdx.x; q < entries / 4; q += blockDim.x) {
     const uint4 x = v[q];
     if (!((x.x | x.y | x.z | x.w) & kMask)) continue;  // the common case: one read, one test
-    flush_entry(hist, 4 * q, x.x, r_log2, bins, out);
-    flush_entry(hist, 4 * q + 1, x.y, r_log2, bins, out);
-    flush_entry(hist, 4 * q + 2, x.z, r_log2, bins, out);
-    flush_entry(hist, 4 * q + 3, x.w, r_log2, bins, out);
+    flush_entry(hist, 4 * q, x.x, r_log2, bins, out, pairs);
+    flush_entry(hist, 4 * q + 1, x.y, r_log2, bins, out, pairs);
+    flush_entry(hist, 4 * q + 2, x.z, r_log2, bins, out, pairs);
+    flush_entry(hist, 4 * q + 3, x.w, r_log2, bins, out, pairs);
   }
-  for (std::uint32_t e = entries / 4 * 4 + threadIdx.x; e < entries; e += blockDim.x) flush_entry(hist, e, hist[e], r_log2, bins, out);
+  for (std::uint32_t e = entries / 4 * 4 + threadIdx.x; e < entries; e += blockDim.x) flush_entry(hist, e, hist[e], r_log2, bins, out, pairs);
+}
+
+// The end of block_privatized's 16-bit path: the block (kC = 1), or block r of a thread-block
+// cluster of kC, sums its share of the counter words over the kC copies (distributed shared memory;
+// each thread issues the reads of four words of every copy before it sums any) and adds each bin
+// pair's sum to the output: once a cluster instead of once a block. The output's L2 serves global
+// atomics by the 32-byte sector a warp's instruction touches, so the adds stay coalesced: a warp's
+// 32 lanes add 32 consecutive pairs, 256 bytes in 8 sectors (lanes a quad of words each would
+// touch 32: at 65536 bins, 1.5-2.2x the whole kernel's time, results/h200/histogram/probes/).
+// At 65536 bins every block ends with 32768 such adds, all blocks at once after their last sample
+// with nothing left to overlap them; a cluster of kC blocks issues 1/kC of them.
+template <int kC>
+__device__ __forceinline__ void merge_halves(const std::uint32_t* hist, std::uint32_t words, std::uint32_t bins, std::uint32_t* out,
+                                             bool pairs) {
+  namespace cg = cooperative_groups;
+  constexpr int kUnroll = kC >= 8 ? 2 : 4;  // words a thread reads ahead: 16 loads in flight at 8 copies, within 64 registers
+  std::uint32_t rank = 0;
+  if constexpr (kC > 1) {
+    cg::cluster_group cluster = cg::this_cluster();
+    cluster.sync();  // every copy of the cluster holds its last count
+    rank = cluster.block_rank();
+  } else {
+    __syncthreads();
+  }
+  const std::uint32_t* copy[kC];
+#pragma unroll
+  for (int k = 0; k < kC; ++k) {
+    if constexpr (kC > 1) copy[k] = cg::this_cluster().map_shared_rank(hist, (rank + k) % kC);
+    else copy[k] = hist;
+  }
+  // Shares of whole warps' spans (32 words), so that a warp's adds start on a 256-byte boundary.
+  const std::uint32_t share = ((words + kC - 1) / kC + 31) / 32 * 32, lo = rank * share, hi = min(words, lo + share);
+  for (std::uint32_t first = lo + threadIdx.x; first < hi; first += kUnroll * blockDim.x) {
+    std::uint32_t x[kUnroll][kC];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const std::uint32_t w = first + u * blockDim.x;
+#pragma unroll
+      for (int k = 0; k < kC; ++k) x[u][k] = w < hi ? copy[k][w] : 0u;
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      std::uint32_t even = 0, odd = 0;  // at most kC * 65535
+#pragma unroll
+      for (int k = 0; k < kC; ++k) even += x[u][k] & 0xffffu, odd += x[u][k] >> 16;
+      const std::uint32_t w = first + u * blockDim.x;
+      if (w < hi) add_pair(out, w, even, odd, bins, pairs);
+    }
+  }
+  if constexpr (kC > 1) cg::this_cluster().sync();  // no block leaves (and frees its shared memory) while another reads it
 }
 
 // Applies a bundle (bundle4) with apply(index, inc). Where every active lane of the warp holds one
@@ -98,14 +180,22 @@ __device__ __forceinline__ void apply_bundle_warp(const Bundle& u, Apply apply) 
 // Copy c of bin b at b * R + c, and lane l uses copy l mod R: with R = 32 (256 bins) every lane has
 // its own bank, so no two lanes of a warp ever conflict or collide, whatever the data; with fewer
 // copies, lanes hitting one bin spread over R addresses.
-// kHalf: 16-bit counters bounded by phases (flush_halves), copy c of word w at w * R + c.
-template <class T, bool kHalf>
+// kHalf: 16-bit counters bounded by phases (flush_halves), one copy (r_log2 = 0, a constant here:
+// the address of an update is then a shift of the bin). kC (kHalf only): the blocks of a
+// thread-block cluster of kC merge their copies before the global adds (merge_halves). The 16-bit
+// path reaches 0.75-0.77 of the copy ceiling at 65536 bins (H200, 2^26 uniform samples): its one
+// 1024-thread block an SM (the 128 KiB copy) is half the warps, and no warp is eligible in 41% of
+// the scheduler's cycles behind the shared-memory adds and the loads (results/h200/histogram/profiles/).
+template <class T, bool kHalf, int kC = 1>
 __global__ void __launch_bounds__(1024) block_privatized_kernel(const T* __restrict__ samples, std::int64_t n, std::uint32_t bins,
-                                                                int r_log2, std::uint32_t* __restrict__ out) {
+                                                                int r_log2_arg, std::uint32_t* __restrict__ out) {
+  static_assert(kHalf || kC == 1, "the cluster merge is the 16-bit path's");
   extern __shared__ __align__(16) std::uint32_t hist[];
   constexpr int kPer = 16 / sizeof(T);  // samples per 16-byte load
+  const int r_log2 = kHalf ? 0 : r_log2_arg;
   const std::uint32_t R = 1u << r_log2, copy = threadIdx.x & (R - 1);
   const std::uint32_t words = kHalf ? (bins + 1) / 2 : bins;
+  const bool pairs = LP_HALF_PAIRS && n < (std::int64_t(1) << 32);  // add_pair
   for (std::uint32_t i = threadIdx.x; i < (words << r_log2); i += blockDim.x) hist[i] = 0;
   __syncthreads();
 
@@ -114,7 +204,7 @@ __global__ void __launch_bounds__(1024) block_privatized_kernel(const T* __restr
   // add: one bin's. Neither returns a value (the phases bound the 16-bit counters).
   auto add_word = [&](std::uint32_t word, std::uint32_t inc) { atomicAdd(mine + (word << r_log2), inc); };
   auto add = [&](std::uint32_t bin, std::uint32_t inc) {
-    if constexpr (kHalf) add_word(bin >> 1, inc << (16 * (bin & 1u)));
+    if constexpr (kHalf) add_word(bin >> 1, __funnelshift_l(0u, inc, bin << 4));  // inc << 16 * (bin & 1): the shift is taken mod 32
     else add_word(bin, inc);
   };
   auto bin_vec = [&](const uint4& v) {
@@ -177,27 +267,41 @@ __global__ void __launch_bounds__(1024) block_privatized_kernel(const T* __restr
 
   const uint4* vec = reinterpret_cast<const uint4*>(samples);
   const std::int64_t n_vec = n / kPer, stride = std::int64_t(gridDim.x) * blockDim.x;
-  // Two 16-byte loads in flight per thread before any update. With 16-bit counters the next step's
-  // two are issued before this step's updates as well, with one 1024-thread block per SM (128 KiB of
-  // counters) to hide the loads; elsewhere the 12 more registers would cost the second block. The
-  // 16-bit steps are block-uniform, so that every thread meets each phase's barrier.
+  // Two 16-byte loads in flight per thread before any update. With 16-bit counters a step is
+  // kHalfVecs loads, and the next step's are issued before this step's updates, with one
+  // 1024-thread block per SM (128 KiB of counters, half the warps) to hide them; elsewhere the
+  // registers would cost the second block. The 16-bit steps are block-uniform, so that every
+  // thread meets each phase's barrier.
   std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
   if constexpr (kHalf) {
-    const std::uint32_t steps_per_phase = kHalfPhaseMax / (2u * kPer * blockDim.x);
+    constexpr int kV = kHalfVecs;
+    const std::uint32_t steps_per_phase = kHalfPhaseMax / (kV * kPer * blockDim.x);
     std::uint32_t step = 0;
-    bool has_a = i < n_vec, has_b = i + stride < n_vec;
-    uint4 a = has_a ? __ldg(vec + i) : uint4{}, b = has_b ? __ldg(vec + i + stride) : uint4{};
-    for (std::int64_t first = blockIdx.x * std::int64_t(blockDim.x); first < n_vec; first += 2 * stride) {
-      const std::int64_t j = i + 2 * stride;
-      const bool has_c = j < n_vec, has_d = j + stride < n_vec;
-      const uint4 c = has_c ? __ldg(vec + j) : uint4{}, d = has_d ? __ldg(vec + j + stride) : uint4{};
-      if (has_a) bin_vec(a);
-      if (has_b) bin_vec(b);
-      a = c, b = d, has_a = has_c, has_b = has_d, i = j;
+    // A step's loads: vector i + v * stride for v < kV, where it exists.
+    auto load_step = [&](uint4 (&dst)[kV], bool (&ok)[kV]) {
+#pragma unroll
+      for (int v = 0; v < kV; ++v) {
+        ok[v] = i + v * stride < n_vec;
+        dst[v] = ok[v] ? __ldg(vec + i + v * stride) : uint4{};
+      }
+    };
+    uint4 cur[kV];
+    bool has[kV];
+    load_step(cur, has);
+    for (std::int64_t first = blockIdx.x * std::int64_t(blockDim.x); first < n_vec; first += kV * stride) {
+      i += kV * stride;
+      uint4 next[kV];
+      bool has_next[kV];
+      load_step(next, has_next);
+#pragma unroll
+      for (int v = 0; v < kV; ++v)
+        if (has[v]) bin_vec(cur[v]);
+#pragma unroll
+      for (int v = 0; v < kV; ++v) cur[v] = next[v], has[v] = has_next[v];
       if (++step == steps_per_phase) {
         step = 0;
         __syncthreads();
-        flush_halves(hist, words << r_log2, r_log2, bins, out);
+        flush_halves(hist, words << r_log2, r_log2, bins, out, pairs);
       }
     }
   } else {
@@ -211,15 +315,18 @@ __global__ void __launch_bounds__(1024) block_privatized_kernel(const T* __restr
   }
   // The n mod kPer tail samples: block 0, one thread each.
   if (blockIdx.x == 0 && threadIdx.x < n - n_vec * kPer) add(std::uint32_t(samples[n_vec * kPer + threadIdx.x]), 1u);
-  __syncthreads();
-  // Each bin summed over its R copies (starting at copy = lane keeps a warp's reads on distinct
-  // banks when R = 32), then added to the output once per block.
-  const std::uint32_t lane = threadIdx.x & 31;
-  for (std::uint32_t b = threadIdx.x; b < bins; b += blockDim.x) {
-    std::uint32_t sum = 0;
-    const std::uint32_t w = kHalf ? b >> 1 : b, shift = kHalf ? 16 * (b & 1u) : 0, field = kHalf ? 0xffffu : 0xffffffffu;
-    for (std::uint32_t k = 0; k < R; ++k) sum += hist[(w << r_log2) + ((k + lane) & (R - 1))] >> shift & field;
-    if (sum) atomicAdd(out + b, sum);
+  if constexpr (kHalf) {
+    merge_halves<kC>(hist, words, bins, out, pairs);
+  } else {
+    __syncthreads();
+    // Each bin summed over its R copies (starting at copy = lane keeps a warp's reads on distinct
+    // banks when R = 32), then added to the output once per block.
+    const std::uint32_t lane = threadIdx.x & 31;
+    for (std::uint32_t b = threadIdx.x; b < bins; b += blockDim.x) {
+      std::uint32_t sum = 0;
+      for (std::uint32_t k = 0; k < R; ++k) sum += hist[(b << r_log2) + ((k + lane) & (R - 1))];
+      if (sum) atomicAdd(out + b, sum);
+    }
   }
 }
 
@@ -276,11 +383,17 @@ inline modern_detail::Width block_width(std::uint32_t bins) {
   return modern_detail::copies_log2(bins, Width::Full) >= 0 ? Width::Full : Width::Half;
 }
 
+// Blocks a cluster of block_privatized's 16-bit path merges its copies over (tuning `cluster`;
+// 0: kHalfClusterDefault, 1: none): the 32-bit path ignores it (its blocks' copies are no larger
+// than a quarter of a 16-bit copy, and two blocks share an SM).
+inline int half_cluster(const Tuning& t) { return t.cluster > 0 ? t.cluster : modern_detail::kHalfClusterDefault; }
+
 template <class T>
 std::string block_privatized_unsupported(std::uint32_t bins, const Tuning& t) {
   if (modern_detail::copies_log2(bins, modern_detail::Width::Half) < 0)
     return "one copy of " + std::to_string(bins) + " 16-bit bins exceeds a block's " + std::to_string(max_shared_per_block()) + " B of shared memory";
   if (t.threads > 1024 || t.threads % 32) return "threads = " + std::to_string(t.threads) + ": whole warps, at most 1024";
+  if (t.cluster > 8 || (t.cluster & (t.cluster - 1))) return "cluster = " + std::to_string(t.cluster) + ": a power of two up to 8";
   return "";
 }
 
@@ -290,16 +403,39 @@ void block_privatized(const T* samples, std::int64_t n, std::uint32_t bins, std:
   LP_CUDA(cudaMemsetAsync(out, 0, std::size_t(bins) * 4, s));
   if (n <= 0) return;
   const Width w = block_width(bins);
-  const int r_log2 = copies_log2(bins, w), threads = t.threads > 0 ? t.threads : kDefaultThreads;
+  // 16-bit counters run where a 32-bit copy does not fit a block, so two 16-bit copies do not fit
+  // half of one: one copy (the kernel's constant).
+  const int r_log2 = w == Width::Half ? 0 : copies_log2(bins, w), threads = t.threads > 0 ? t.threads : kDefaultThreads;
   const std::size_t smem = copy_bytes(bins, w) << r_log2;
+  const std::int64_t vectors = ceil_div(n, 16 / sizeof(T));
   auto launch = [&](auto kernel) {
     lp::allow_dynamic_shared(kernel, smem);
-    const int grid = grid_for(ceil_div(n, 16 / sizeof(T)), threads, resident_blocks(kernel, threads, smem, t, 0));
+    const int grid = grid_for(vectors, threads, resident_blocks(kernel, threads, smem, t, 0));
     kernel<<<grid, threads, smem, s>>>(samples, n, bins, r_log2, out);
     LP_CUDA_LAUNCH("block_privatized_kernel");
   };
-  if (w == Width::Full) launch(block_privatized_kernel<T, false>);
-  else launch(block_privatized_kernel<T, true>);
+  if (w == Width::Full) return launch(block_privatized_kernel<T, false>);
+  const int cluster = half_cluster(t);
+  if (cluster <= 1) return launch(block_privatized_kernel<T, true>);
+  // One wave of resident clusters, fewer where the samples fill fewer blocks (whole clusters).
+  auto launch_cluster = [&](auto kernel) {
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = cluster, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
+    cudaLaunchConfig_t cfg{};
+    const std::int64_t wanted = ceil_div(ceil_div(vectors, threads), cluster);
+    cfg.gridDim = dim3(unsigned(std::min<std::int64_t>(lp::max_active_clusters(kernel, cluster, threads, smem), wanted) * cluster));
+    cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = s;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    LP_CUDA(cudaLaunchKernelEx(&cfg, kernel, samples, n, bins, r_log2, out));
+    LP_CUDA_LAUNCH("block_privatized_kernel (cluster merge)");
+  };
+  if (cluster == 2) return launch_cluster(block_privatized_kernel<T, true, 2>);
+  if (cluster == 4) return launch_cluster(block_privatized_kernel<T, true, 4>);
+  launch_cluster(block_privatized_kernel<T, true, 8>);
 }
 
 inline std::string cluster_privatized_unsupported(bool u8, std::uint32_t bins, const Tuning& t) {

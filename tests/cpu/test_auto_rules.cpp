@@ -559,11 +559,18 @@ void test_histogram_rule() {
   CHECK(!ar::needs_look(s) && ar::by_size(s) == P::Windows);
   s.u8 = true;
   CHECK(ar::by_size(s) == P::Block);
-  // Only 16-bit counters fit a block: the cluster over few samples, the block copy over many.
-  s.u8 = false, s.block = true, s.block32 = false, s.cluster = true, s.n = ar::kHalfBlockMinN - 1;
+  // Only 16-bit counters fit a block: the cluster below one sample per kHalfBinsPerSample bins,
+  // the block copy (merged over clusters of two) from there, at any size.
+  s.u8 = false, s.block = true, s.block32 = false, s.cluster = true, s.bins = 65536;
+  s.n = 65536 / ar::kHalfBinsPerSample - 1;
   CHECK(ar::by_size(s) == P::Cluster);
-  s.n = ar::kHalfBlockMinN;
+  for (std::int64_t n : {std::int64_t(65536 / ar::kHalfBinsPerSample), ar::kHalfBlockMinN - 1, ar::kHalfBlockMinN}) {
+    s.n = n;
+    CHECK(ar::by_size(s) == P::Block);
+  }
+  s.n = 1, s.cluster = false;
   CHECK(ar::by_size(s) == P::Block);
+  s.cluster = true;
   s.block32 = true, s.n = 1, s.bins = ar::kClusterFromBins;
   CHECK(ar::by_size(s) == P::Block);
   // A 32-bit copy of more than kClusterFromBins bins: the cluster over few samples too.

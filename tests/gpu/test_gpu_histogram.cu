@@ -88,6 +88,16 @@ int main() {
   cases.push_back({(1 << 21) + 3, 65536, "u32", "degenerate", "", {}});
   cases.push_back({(1 << 21) + 5, 65535, "u32", "zipf", "", {{"zipf_s", Value(3.0)}, {"threads", I(256)}}});
   if (!quick) cases.push_back({(1 << 22) + 7, 65536, "u32", "degenerate", "", {{"threads", I(64)}}});
+  // The 16-bit copies merged over a cluster of 4 and 8 (distributed shared memory; in the sanitizer
+  // runs too), past the flush threshold: a bin's sum over the cluster exceeds 16 bits.
+  cases.push_back({(1 << 21) + 7, 65535, "u32", "zipf", "", {{"zipf_s", Value(3.0)}, {"cluster", I(4)}}});
+  cases.push_back({(1 << 21) + 9, 65536, "u32", "degenerate", "", {{"cluster", I(8)}}});
+  // Copies whose words end inside a 16-byte quad (60001 and 65537 bins: 30001 and 32769 words),
+  // merged by one block and over clusters.
+  for (std::int64_t c : {1, 2, 8}) {
+    cases.push_back({(1 << 20) + 3, 60001, "u32", "uniform", "", {{"cluster", I(c)}}});
+    cases.push_back({(1 << 20) + 5, 65537, "u32", "zipf", "", {{"cluster", I(c)}}});
+  }
   // Streamed from pinned host memory in chunks: the sharded variants and h2d_stream.
   cases.push_back({100003, 300, "u32", "zipf", "", {{"source", Value(std::string("host"))}, {"chunk", I(4096)}}});
   if (!quick) {
@@ -110,7 +120,7 @@ int main() {
       for (const auto& in : inputs) cases.push_back({(1 << 20) + 1 + f, 256, "u8", in, "", {{"factor", I(f)}}});
     for (std::int64_t t : {64, 128, 512}) cases.push_back({123457, 256, "u8", "degenerate", "", {{"threads", I(t)}}});
     for (std::int64_t b : {1, 3}) cases.push_back({(1 << 21) + 5, 256, "u8", "zipf", "", {{"blocks_per_sm", I(b)}}});
-    for (std::int64_t c : {2, 4, 16}) cases.push_back({500009, 65536, "u32", "zipf", "", {{"cluster", I(c)}}});
+    for (std::int64_t c : {1, 2, 4, 8, 16}) cases.push_back({500009, 65536, "u32", "zipf", "", {{"cluster", I(c)}}});
     cases.push_back({500009, 4096, "u32", "degenerate", "", {{"threads", I(256)}, {"blocks_per_sm", I(1)}}});
     // Large degenerate inputs: every thread sees thousands of equal bytes (8-bit counter overflow).
     cases.push_back({(1 << 24) + 1, 256, "u8", "degenerate", "", {}});

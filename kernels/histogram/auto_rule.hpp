@@ -48,9 +48,11 @@ constexpr std::uint32_t kClusterFromBins = 32768;
 // 60 001-116 000 bins and the block copy then takes 0.32-0.99x the cluster's time up to 2^22
 // (H200, results/h200/histogram/probes/half_tiny.json, half_small.json); one bin everywhere
 // stays 1.05-1.34x behind the cluster there, 0.8-3.5 us, which no look costing 11-18 us could win
-// back. Judged on a draw of its own (configs/regret/histogram_half_bins.json): auto 1.00x the best
-// (median), at most 1.30x and 3.2 us, where the rule before was up to 2.0x. Before, the cluster's turn below 2^21 samples (H100 regret sweep: 80 000-113 000 bins, n up
-// to 325 000, 11-12 us against 22-28) left auto up to 1.79x behind the block copy.
+// back. The rule before (the cluster below 2^21 samples, from the H100 regret sweep: 80 000-113 000
+// bins, n up to 325 000, 11-12 us against 22-28, when every block added its whole copy to the
+// output) left auto up to 1.79x behind the block copy. Judged on a draw of its own
+// (configs/regret/histogram_half_bins.json): auto 1.00x the best (median), at most 1.30x and
+// 3.2 us, where the rule before was up to 2.0x.
 constexpr std::int64_t kHalfBinsPerSample = 8;
 
 LP_HD Plan by_size(const Sizes& s) {

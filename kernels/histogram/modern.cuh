@@ -108,7 +108,7 @@ __device__ __forceinline__ void flush_halves(std::uint32_t* hist, std::uint32_t 
 
 // The end of block_privatized's 16-bit path: the block (kC = 1), or block r of a thread-block
 // cluster of kC, sums its share of the counter words over the kC copies (distributed shared memory;
-// each thread issues the reads of four words of every copy before it sums any) and adds each bin
+// each thread issues the reads of kUnroll words of every copy before it sums any) and adds each bin
 // pair's sum to the output: once a cluster instead of once a block. The output's L2 serves global
 // atomics by the 32-byte sector a warp's instruction touches, so the adds stay coalesced: a warp's
 // 32 lanes add 32 consecutive pairs, 256 bytes in 8 sectors (lanes a quad of words each would
@@ -384,8 +384,8 @@ inline modern_detail::Width block_width(std::uint32_t bins) {
 }
 
 // Blocks a cluster of block_privatized's 16-bit path merges its copies over (tuning `cluster`;
-// 0: kHalfClusterDefault, 1: none): the 32-bit path ignores it (its blocks' copies are no larger
-// than a quarter of a 16-bit copy, and two blocks share an SM).
+// 0: kHalfClusterDefault, 1: none). The 32-bit path ignores it: the merge was built and measured
+// for the 16-bit copies only.
 inline int half_cluster(const Tuning& t) { return t.cluster > 0 ? t.cluster : modern_detail::kHalfClusterDefault; }
 
 template <class T>
@@ -393,7 +393,8 @@ std::string block_privatized_unsupported(std::uint32_t bins, const Tuning& t) {
   if (modern_detail::copies_log2(bins, modern_detail::Width::Half) < 0)
     return "one copy of " + std::to_string(bins) + " 16-bit bins exceeds a block's " + std::to_string(max_shared_per_block()) + " B of shared memory";
   if (t.threads > 1024 || t.threads % 32) return "threads = " + std::to_string(t.threads) + ": whole warps, at most 1024";
-  if (t.cluster > 8 || (t.cluster & (t.cluster - 1))) return "cluster = " + std::to_string(t.cluster) + ": a power of two up to 8";
+  if (block_width(bins) == modern_detail::Width::Half && (t.cluster > 8 || (t.cluster & (t.cluster - 1))))
+    return "cluster = " + std::to_string(t.cluster) + ": 16-bit copies merge over a power of two up to 8 blocks";
   return "";
 }
 

@@ -92,8 +92,8 @@ int main() {
   // runs too), past the flush threshold: a bin's sum over the cluster exceeds 16 bits.
   cases.push_back({(1 << 21) + 7, 65535, "u32", "zipf", "", {{"zipf_s", Value(3.0)}, {"cluster", I(4)}}});
   cases.push_back({(1 << 21) + 9, 65536, "u32", "degenerate", "", {{"cluster", I(8)}}});
-  // Copies whose words end inside a 16-byte quad (60001 and 65537 bins: 30001 and 32769 words),
-  // merged by one block and over clusters.
+  // Copies whose words end inside a warp's span of the merge (60001 and 65537 bins: 30001 and 32769
+  // words), merged by one block and over clusters.
   for (std::int64_t c : {1, 2, 8}) {
     cases.push_back({(1 << 20) + 3, 60001, "u32", "uniform", "", {{"cluster", I(c)}}});
     cases.push_back({(1 << 20) + 5, 65537, "u32", "zipf", "", {{"cluster", I(c)}}});

@@ -420,17 +420,13 @@ void block_privatized(const T* samples, std::int64_t n, std::uint32_t bins, std:
   if (cluster <= 1) return launch(block_privatized_kernel<T, true>);
   // One wave of resident clusters, fewer where the samples fill fewer blocks (whole clusters).
   auto launch_cluster = [&](auto kernel) {
+    multireduce::ClusterPlan p;  // the multireduce's cluster launch set-up, for its sizes
+    p.cluster = cluster, p.threads = threads, p.smem = smem;
     cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = cluster, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
     cudaLaunchConfig_t cfg{};
     const std::int64_t wanted = ceil_div(ceil_div(vectors, threads), cluster);
-    cfg.gridDim = dim3(unsigned(std::min<std::int64_t>(lp::max_active_clusters(kernel, cluster, threads, smem), wanted) * cluster));
-    cfg.blockDim = dim3(threads);
-    cfg.dynamicSmemBytes = smem;
+    cfg.gridDim = dim3(unsigned(std::min<std::int64_t>(multireduce::cluster_wave(kernel, p, cfg, attr), wanted) * cluster));
     cfg.stream = s;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
     LP_CUDA(cudaLaunchKernelEx(&cfg, kernel, samples, n, bins, r_log2, out));
     LP_CUDA_LAUNCH("block_privatized_kernel (cluster merge)");
   };

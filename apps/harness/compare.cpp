@@ -68,6 +68,7 @@ struct Entry {
 struct ResultFile {
   std::string path;
   std::string study;
+  std::string l2_flush;  // cold runs: how L2 was flushed between repetitions ("" for hot runs)
   std::vector<Entry> records;
 };
 
@@ -127,6 +128,8 @@ ResultFile load(const std::string& path) {
   ResultFile file;
   file.path = path;
   file.study = doc["meta"]["study"].get<std::string>();
+  // Cold files written before the flush was recorded flushed by writing (gpu.cu's flush_kernel).
+  if (doc["meta"].value("cache", std::string("cold")) == "cold") file.l2_flush = doc["meta"].value("l2_flush", std::string("write"));
   const auto records = doc.find("records");
 
   std::map<std::string, std::size_t> seen;
@@ -368,6 +371,10 @@ int compare_results(const std::string& base_path, const std::string& new_path, d
       if (new_names.count(k)) common.insert(k);
     const std::vector<std::string> only_base = rekey(base.records, common, base_path), only_new = rekey(neu.records, common, new_path);
     if (!only_new.empty()) out << "note: matched without " << fmt::format("{}", fmt::join(only_new, ", ")) << " (a parameter only NEW's records have)\n";
+    if (base.l2_flush != neu.l2_flush && !base.l2_flush.empty() && !neu.l2_flush.empty())
+      out << "note: BASE flushed L2 by " << base.l2_flush << " and NEW by " << neu.l2_flush
+          << " between repetitions: a write flush's dirty lines were written back inside the timed runs, so short GPU "
+             "records differ by the method too (LP_L2_FLUSH=" << base.l2_flush << " runs NEW's binaries the other way)\n";
     if (!only_base.empty()) out << "note: matched without " << fmt::format("{}", fmt::join(only_base, ", ")) << " (a parameter only BASE's records have)\n";
 
     std::map<std::string, const Entry*> new_by_key;

@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -17,6 +18,8 @@
 namespace harness {
 
 namespace {
+
+constexpr int kFlushSinkWords = 1024;
 
 // Streaming read: 16-byte loads, grid-stride, one word out per block so the compiler keeps the
 // loads. The sum is never looked at.
@@ -45,8 +48,25 @@ __global__ void copy_kernel(const int4* __restrict__ in, int4* __restrict__ out,
   for (; i < n; i += stride) __stcs(out + i, __ldcs(in + i));
 }
 
-// Writing a buffer twice the size of L2 evicts whatever the previous repetition left there.
-__global__ void flush_kernel(int4* buf, std::int64_t n, int salt) {
+// The L2 flush between timed repetitions: a buffer twice the size of L2, read with plain loads
+// (which allocate in L2 as a variant's do), evicts what the previous repetition left there and
+// leaves L2 holding clean lines. Written instead (LP_L2_FLUSH=write, the harness's flush before
+// this one), it left up to an L2 of dirty lines behind, whose write-back then ran inside the next
+// timed region, on the variant's account: 7-12 us a run on the H200 at 2^26 inputs, 8-11% of a
+// histogram's or multireduce's time, 1-4% of a sorted search's, nothing of the latency-bound scans
+// (results/h200/*/probes/ceiling_rows_write_flush.json beside each study's ceiling_rows.json).
+// One word out per block (practically never written) keeps the loads.
+__global__ void flush_kernel(const int4* buf, std::int64_t n, int* sink) {
+  int acc = 0;
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    const int4 v = buf[i];
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x7fffffff) sink[blockIdx.x % kFlushSinkWords] = acc;
+}
+
+__global__ void flush_by_write_kernel(int4* buf, std::int64_t n, int salt) {
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
        i += std::int64_t(gridDim.x) * blockDim.x)
     buf[i] = make_int4(salt, salt, salt, salt);
@@ -218,14 +238,35 @@ Ceilings measure_ceilings(std::int64_t l2_bytes, std::int64_t free_bytes_hint) {
 }
 
 namespace {
-// A buffer that evicts an L2 of l2_bytes when written: twice its size, at least 64 MiB, in int4s.
+// A buffer that evicts an L2 of l2_bytes: twice its size, at least 64 MiB, in int4s.
 std::int64_t flush_bytes_for(std::int64_t l2_bytes) { return std::max<std::int64_t>(2 * l2_bytes, 64ll << 20) / 16 * 16; }
+// The buffer with the flush kernel's sink words after it, zeroed once (the reads see defined data).
+void* alloc_flush(std::int64_t bytes) {
+  void* buf = nullptr;
+  LP_CUDA(cudaMalloc(&buf, bytes + kFlushSinkWords * sizeof(int)));
+  LP_CUDA(cudaMemset(buf, 0, bytes + kFlushSinkWords * sizeof(int)));
+  return buf;
+}
+bool flush_by_write() {
+  static const bool w = [] {
+    const char* e = std::getenv("LP_L2_FLUSH");
+    return e && std::string(e) == "write";
+  }();
+  return w;
+}
 void launch_flush(void* buf, std::int64_t bytes, int salt, cudaStream_t stream) {
   const std::int64_t n = bytes / 16;
-  flush_kernel<<<grid_for(n, 512), 512, 0, stream>>>(static_cast<int4*>(buf), n, salt);
+  if (flush_by_write()) {
+    flush_by_write_kernel<<<grid_for(n, 512), 512, 0, stream>>>(static_cast<int4*>(buf), n, salt);
+  } else {
+    int* sink = reinterpret_cast<int*>(static_cast<char*>(buf) + bytes);
+    flush_kernel<<<grid_for(n, 512), 512, 0, stream>>>(static_cast<const int4*>(buf), n, sink);
+  }
   LP_CUDA_LAUNCH("flush_kernel");
 }
 }  // namespace
+
+std::string l2_flush_method() { return flush_by_write() ? "write" : "read"; }
 
 GpuTimer::GpuTimer(std::int64_t l2_bytes) {
   cudaStream_t s;
@@ -237,7 +278,7 @@ GpuTimer::GpuTimer(std::int64_t l2_bytes) {
   start_ = e0;
   stop_ = e1;
   flush_bytes_ = flush_bytes_for(l2_bytes);
-  LP_CUDA(cudaMalloc(&flush_buf_, flush_bytes_));
+  flush_buf_ = alloc_flush(flush_bytes_);
 }
 
 namespace {
@@ -299,7 +340,7 @@ void GpuTimer::flush_l2() {
       int l2 = 0;
       LP_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, d));
       o->bytes = flush_bytes_for(l2);
-      LP_CUDA(cudaMalloc(&o->buf, o->bytes));
+      o->buf = alloc_flush(o->bytes);
       LP_CUDA(cudaStreamCreateWithFlags(&o->stream, cudaStreamNonBlocking));
       LP_CUDA(cudaEventCreateWithFlags(&o->done, cudaEventDisableTiming));
     }

@@ -64,6 +64,12 @@ class GpuTimer {
   std::vector<Other*> others_;
 };
 
+// How GpuTimer::flush_l2 empties L2, as results record it: "read" (the default: a buffer twice its
+// size read, leaving clean lines) or "write" (LP_L2_FLUSH=write: the same buffer written, the method
+// of the results recorded before the files said; its dirty lines were written back in the next
+// timed run).
+std::string l2_flush_method();
+
 // A device whose L2 every GpuTimer::flush_l2 of this process also flushes: the other GPUs of a
 // multi-GPU point (DeviceGroup registers them), so that a cold repetition is cold on each GPU it uses.
 void flush_l2_also(int device);

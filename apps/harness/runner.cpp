@@ -894,6 +894,7 @@ int study_main(int argc, char** argv, const Study& study) {
   meta["repetitions"] = {{"warmup", cfg.reps.warmup}, {"min", cfg.reps.min},         {"max", cfg.reps.max},
                          {"budget_ms", cfg.reps.budget_ms}, {"target_rsd", cfg.reps.target_rsd}};
   meta["cache"] = cfg.cold ? "cold" : "hot";
+  if (cfg.cold && gpu.present) meta["l2_flush"] = l2_flush_method();
   meta["validate"] = cfg.validate;
   if (cfg.device_memory_limit > 0) meta["device_memory_limit"] = cfg.device_memory_limit;
   meta["git_commit"] = LP_GIT_COMMIT;

@@ -183,9 +183,9 @@ __device__ __forceinline__ void apply_bundle_warp(const Bundle& u, Apply apply) 
 // kHalf: 16-bit counters bounded by phases (flush_halves), one copy (r_log2 = 0, a constant here:
 // the address of an update is then a shift of the bin). kC (kHalf only): the blocks of a
 // thread-block cluster of kC merge their copies before the global adds (merge_halves). The 16-bit
-// path reaches 0.75-0.77 of the copy ceiling at 65536 bins (H200, 2^26 uniform samples): its one
-// 1024-thread block an SM (the 128 KiB copy) is half the warps, and no warp is eligible in 41% of
-// the scheduler's cycles behind the shared-memory adds and the loads (results/h200/histogram/profiles/).
+// path reaches 0.84-0.85 of the copy ceiling at 65536 bins (H200, 2^26 samples, L2 flushed clean):
+// its one 1024-thread block an SM (the 128 KiB copy) is half the warps, and no warp is eligible in
+// 41% of the scheduler's cycles behind the shared-memory adds and the loads (results/h200/histogram/profiles/).
 template <class T, bool kHalf, int kC = 1>
 __global__ void __launch_bounds__(1024) block_privatized_kernel(const T* __restrict__ samples, std::int64_t n, std::uint32_t bins,
                                                                 int r_log2_arg, std::uint32_t* __restrict__ out) {

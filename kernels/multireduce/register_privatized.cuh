@@ -5,8 +5,8 @@
 // shared memory, a thread whose inputs fall on the same few buckets chains returning atomics on one
 // address (decimal128 at m = 4..16: 0.63-0.70 of the read ceiling on the H100). The cost moves to
 // instructions: M compares and applies an input. What it reaches (H200, decimal128 over 2^26 rows,
-// results/h200/decimal/ceiling_rows.json and profiles/): 0.94 of the read ceiling at 1 label, 0.87 at
-// 4 (81% of DRAM's bandwidth, the loads the largest stall), 0.69 at 8; at 16 the adds bind (128
+// results/h200/decimal/ceiling_rows.json and profiles/, L2 flushed clean): 0.97 of the read ceiling at
+// 1 label, 0.89 at 4 (81% of DRAM's bandwidth, the loads the largest stall), 0.69 at 8; at 16 the adds bind (128
 // registers, 80% of the SMs' issue) and it falls to 0.51, behind shared memory's 0.65. Wider
 // buckets cost more: decimal64's two words lose from 8 labels. Each thread's buckets in shared
 // memory (shared_perthread.cuh, the rows form) stay at 0.93-0.94 from 2 to 8 labels, so the decimal

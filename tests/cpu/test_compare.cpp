@@ -402,6 +402,27 @@ void test_parse_threshold() {
   CHECK(throws_invalid("1e-2"));
 }
 
+// Files flushed L2 differently (one written before the files said, a cold default): compared, with
+// a note saying so; files that flushed alike, or a hot one, get none.
+void test_l2_flush_note(const TempDir& d) {
+  const std::vector<json> recs = {record("fused", params(1000), 1.0, 0.01)};
+  json read_doc = json::parse(document(recs));
+  read_doc["meta"]["cache"] = "cold";
+  read_doc["meta"]["l2_flush"] = "read";
+  json hot_doc = json::parse(document(recs));
+  hot_doc["meta"]["cache"] = "hot";
+  const std::string before = d.write("flush_before.json", document(recs));  // no field: flushed by writing
+  const std::string read = d.write("flush_read.json", read_doc.dump(2));
+  const std::string hot = d.write("flush_hot.json", hot_doc.dump(2));
+  const Outcome differ = run(before, read);
+  CHECK(differ.code == 0);
+  CHECK_MSG(has(differ.out, "BASE flushed L2 by write and NEW by read"), differ.out);
+  const Outcome alike = run(read, read);
+  CHECK_MSG(!has(alike.out, "flushed L2"), alike.out);
+  const Outcome with_hot = run(before, hot);
+  CHECK_MSG(!has(with_hot.out, "flushed L2"), with_hot.out);
+}
+
 }  // namespace
 
 int main() {
@@ -417,6 +438,7 @@ int main() {
     test_missing_and_new(dir);
     test_param_key_order(dir);
     test_new_axis(dir);
+    test_l2_flush_note(dir);
     test_invalid(dir);
     test_skipped(dir);
     test_errors(dir);

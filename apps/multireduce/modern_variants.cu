@@ -117,8 +117,8 @@ void add_modern_variants(Defs<Op>& d) {
   using harness::VariantKind;
   using T = typename Op::value_type;
   d.add({"auto", VariantKind::Ours,
-         "ours: the plan by operator, value size and m where they settle it (shared_privatized, perbank for int64 and float32 add over 2..16 "
-         "buckets, warp_ordered, last_position, sort_shared_transposed, sort_global); beyond shared memory an input profile on the device picks "
+         "ours: the plan by operator, value size and m where they settle it (shared_privatized, perbank for int64 add over 2..16 buckets "
+         "and float32 add wherever its sets fit, warp_ordered, last_position, sort_shared_transposed, sort_global); beyond shared memory an input profile on the device picks "
          "aggregated global atomics, partitioned or cluster_privatized inside one CUDA graph, and where shared memory's updates are "
          "compare-and-swap loops a hot label sends 64-bit integers to cluster_privatized and floats to partitioned (auto_rule.hpp)",
          {false, Output::Buckets},

@@ -200,14 +200,22 @@ void test_multireduce_rule() {
     pb.m = m;
     CHECK((ar::by_size(pb) == P::PerBank) == (m >= ar::kPerBankMinM && m <= ar::kPerBankMaxM));
   }
-  // float32 sums (a compare-and-swap loop in shared memory) over the same range; not float64, not
-  // int32 (a native shared atomic), not float32 min.
+  // float32 sums (a compare-and-swap loop in shared memory) from 2 buckets wherever perbank runs,
+  // beyond 16 buckets from 16 inputs a bucket; no look; not float64, not int32 (a native shared
+  // atomic), not float32 min.
   ar::Sizes fb = pb;
   fb.integral = false, fb.value_bytes = 4, fb.native_shared_atomic = false;
-  for (std::uint32_t m : {1u, 2u, 16u, 17u}) {
+  for (std::uint32_t m : {1u, 2u, 16u, 17u, 255u, 256u, 1536u}) {
     fb.m = m;
+    CHECK((ar::by_size(fb) == P::PerBank) == (m >= ar::kPerBankMinM));
+    CHECK(!ar::needs_look(fb));
+    fb.n = std::int64_t(ar::kSharedMinPerBucket * m) - 1;
     CHECK((ar::by_size(fb) == P::PerBank) == (m >= ar::kPerBankMinM && m <= ar::kPerBankMaxM));
+    fb.n = pb.n;
   }
+  fb.m = 1536, fb.perbank = false;
+  CHECK(ar::by_size(fb) == P::Shared);  // its sets do not fit
+  fb.perbank = true;
   fb.m = 8;
   fb.value_bytes = 8;
   CHECK(ar::by_size(fb) == P::Shared);

@@ -128,7 +128,7 @@ ResultFile load(const std::string& path) {
   ResultFile file;
   file.path = path;
   file.study = doc["meta"]["study"].get<std::string>();
-  // Cold files written before the flush was recorded flushed by writing (gpu.cu's flush_kernel).
+  // Cold files written before the flush was recorded flushed by writing (gpu.cu's flush_by_write_kernel).
   if (doc["meta"].value("cache", std::string("cold")) == "cold") file.l2_flush = doc["meta"].value("l2_flush", std::string("write"));
   const auto records = doc.find("records");
 

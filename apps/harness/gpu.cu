@@ -66,6 +66,8 @@ __global__ void flush_kernel(const int4* buf, std::int64_t n, int* sink) {
   if (acc == 0x7fffffff) sink[blockIdx.x % kFlushSinkWords] = acc;
 }
 
+// LP_L2_FLUSH=write: the earlier flush, kept to rerun a result file's method (its salt changes the
+// bytes each time, so no write is skipped as already there).
 __global__ void flush_by_write_kernel(int4* buf, std::int64_t n, int salt) {
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
        i += std::int64_t(gridDim.x) * blockDim.x)

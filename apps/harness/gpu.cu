@@ -19,18 +19,20 @@ namespace harness {
 
 namespace {
 
-constexpr int kFlushSinkWords = 1024;
+constexpr int kSinkWords = 1024;  // read_kernel's sink
 
-// Streaming read: 16-byte loads, grid-stride, one word out per block so the compiler keeps the
-// loads. The sum is never looked at.
+// A read of n int4s: 16-byte loads, grid-stride, one word out per block (practically never
+// written, sink[blockIdx.x % kSinkWords]) so the compiler keeps the loads. kStreaming: evict-first
+// loads (the read ceiling); plain loads allocate in L2 as a variant's do (the flush).
+template <bool kStreaming>
 __global__ void read_kernel(const int4* __restrict__ in, std::int64_t n, int* __restrict__ sink) {
   int acc = 0;
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
        i += std::int64_t(gridDim.x) * blockDim.x) {
-    int4 v = __ldcs(in + i);
+    const int4 v = kStreaming ? __ldcs(in + i) : in[i];
     acc ^= v.x ^ v.y ^ v.z ^ v.w;
   }
-  if (acc == 0x7fffffff) sink[blockIdx.x] = acc;  // practically never taken, but not provably so
+  if (acc == 0x7fffffff) sink[blockIdx.x % kSinkWords] = acc;
 }
 
 // Four 16-byte loads in flight per thread before the first store: enough bytes in flight per SM
@@ -55,16 +57,7 @@ __global__ void copy_kernel(const int4* __restrict__ in, int4* __restrict__ out,
 // timed region, on the variant's account: 7-12 us a run on the H200 at 2^26 inputs, 8-11% of a
 // histogram's or multireduce's time, 1-4% of a sorted search's, nothing of the latency-bound scans
 // (results/h200/*/probes/ceiling_rows_write_flush.json beside each study's ceiling_rows.json).
-// One word out per block (practically never written) keeps the loads.
-__global__ void flush_kernel(const int4* buf, std::int64_t n, int* sink) {
-  int acc = 0;
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += std::int64_t(gridDim.x) * blockDim.x) {
-    const int4 v = buf[i];
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == 0x7fffffff) sink[blockIdx.x % kFlushSinkWords] = acc;
-}
+// read_kernel<false> is that read.
 
 // LP_L2_FLUSH=write: the earlier flush, kept to rerun a result file's method (its salt changes the
 // bytes each time, so no write is skipped as already there).
@@ -196,7 +189,7 @@ Ceilings measure_ceilings(std::int64_t l2_bytes, std::int64_t free_bytes_hint) {
   cudaEvent_t t0, t1;
   LP_CUDA(cudaMalloc(&a, bytes));
   LP_CUDA(cudaMalloc(&b, bytes));
-  LP_CUDA(cudaMalloc(&sink, 4096 * sizeof(int)));
+  LP_CUDA(cudaMalloc(&sink, kSinkWords * sizeof(int)));
   LP_CUDA(cudaMemset(a, 1, bytes));
   LP_CUDA(cudaEventCreate(&t0));
   LP_CUDA(cudaEventCreate(&t1));
@@ -218,7 +211,7 @@ Ceilings measure_ceilings(std::int64_t l2_bytes, std::int64_t free_bytes_hint) {
   Ceilings c;
   c.bytes = bytes;
   double read_ms = time([&] {
-    read_kernel<<<grid, threads>>>(a, n, sink);
+    read_kernel<true><<<grid, threads>>>(a, n, sink);
     LP_CUDA_LAUNCH("read_kernel");
   });
   double copy_ms = time([&] {
@@ -242,11 +235,11 @@ Ceilings measure_ceilings(std::int64_t l2_bytes, std::int64_t free_bytes_hint) {
 namespace {
 // A buffer that evicts an L2 of l2_bytes: twice its size, at least 64 MiB, in int4s.
 std::int64_t flush_bytes_for(std::int64_t l2_bytes) { return std::max<std::int64_t>(2 * l2_bytes, 64ll << 20) / 16 * 16; }
-// The buffer with the flush kernel's sink words after it, zeroed once (the reads see defined data).
+// The buffer with read_kernel's sink words after it, zeroed once (the reads see defined data).
 void* alloc_flush(std::int64_t bytes) {
   void* buf = nullptr;
-  LP_CUDA(cudaMalloc(&buf, bytes + kFlushSinkWords * sizeof(int)));
-  LP_CUDA(cudaMemset(buf, 0, bytes + kFlushSinkWords * sizeof(int)));
+  LP_CUDA(cudaMalloc(&buf, bytes + kSinkWords * sizeof(int)));
+  LP_CUDA(cudaMemset(buf, 0, bytes + kSinkWords * sizeof(int)));
   return buf;
 }
 bool flush_by_write() {
@@ -262,7 +255,7 @@ void launch_flush(void* buf, std::int64_t bytes, int salt, cudaStream_t stream) 
     flush_by_write_kernel<<<grid_for(n, 512), 512, 0, stream>>>(static_cast<int4*>(buf), n, salt);
   } else {
     int* sink = reinterpret_cast<int*>(static_cast<char*>(buf) + bytes);
-    flush_kernel<<<grid_for(n, 512), 512, 0, stream>>>(static_cast<const int4*>(buf), n, sink);
+    read_kernel<false><<<grid_for(n, 512), 512, 0, stream>>>(static_cast<const int4*>(buf), n, sink);
   }
   LP_CUDA_LAUNCH("flush_kernel");
 }

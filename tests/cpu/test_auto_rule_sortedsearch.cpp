@@ -81,14 +81,15 @@ void size_regions() {
   // 8-byte keys: the merge path down to any ratio; Thrust never by size.
   CHECK(ar::by_size(at_ratio(1.0 / 64, 0, 8)) == Plan::MergePath);
   for (double r : {15.0, 20.0, 30.0, 64.0}) CHECK(ar::by_size(at_ratio(r, 0, 8)) == Plan::BinarySearch);
-  // No needles: the windowed launcher returns at once (4-byte keys) or the merge path's empty tiles (8-byte), as before.
-  CHECK(ar::by_size(sizes(0, kNa, 4)) == Plan::Windowed && ar::by_size(sizes(0, kNa, 8)) == Plan::MergePath);
+  // No needles: the windowed launcher, which returns at once (the merge path would read all of B).
+  CHECK(ar::by_size(sizes(0, kNa, 4)) == Plan::Windowed && ar::by_size(sizes(0, kNa, 8)) == Plan::Windowed);
   // Few keys in all: one binary search per needle at any ratio, no needles included.
   const std::int64_t small = std::int64_t(ar::kSmallTotal);
   for (std::uint32_t bytes : {4u, 8u})
     for (std::int64_t na : {std::int64_t(0), std::int64_t(1), small / 64, small / 2, small - 2}) {
       CHECK(ar::by_size(sizes(na, small - 1 - na, bytes)) == Plan::BinarySearch);
-      CHECK(ar::by_size(sizes(na, small - na, bytes)) == ar::by_ratio(sizes(na, small - na, bytes), ar::ratio_of(double(na), double(small - na)), false));
+      CHECK(ar::by_size(sizes(na, small - na, bytes)) ==
+            (na == 0 ? Plan::Windowed : ar::by_ratio(sizes(na, small - na, bytes), ar::ratio_of(double(na), double(small - na)), false)));
     }
 }
 
@@ -125,8 +126,8 @@ void interleaved() {
 void duplicates() {
   const double below = ar::kDupRunMean * (1 - 1e-9), at = ar::kDupRunMean;
   auto plan = [](const ar::Sizes& s, double run) { return ar::decide(s, column(0, 1e9, run), column(0, 1e9)); };
-  const ar::Sizes i32 = sizes(kNa, kNa * 7 / 10, 4, true, 2), i64 = sizes(kNa, kNa * 3 / 2, 8, true, 2);
-  CHECK(plan(i32, below) == Plan::Windowed && plan(i32, at) == Plan::MergePath);  // 0.7: the windowed low doubles
+  const ar::Sizes i32 = sizes(kNa, kNa * 6, 4, true, 8), i64 = sizes(kNa, kNa * 3 / 2, 8, true, 2);
+  CHECK(plan(i32, below) == Plan::Windowed && plan(i32, at) == Plan::MergePath);  // 6: the windowed low doubles
   CHECK(plan(i64, below) == Plan::Windowed && plan(i64, at) == Plan::MergePath);  // 1.5
   // ... and up to twice the low only.
   CHECK(plan(at_ratio(2 * ar::kWindowedLow8, 0, 8), at) == Plan::Windowed && plan(at_ratio(2 * ar::kWindowedLow8, -1, 8), at) == Plan::MergePath);
@@ -175,16 +176,17 @@ void merge_edge() {
 // Needles spread wider than the haystack: the local ratio rises. The windowed tiles (sized to the
 // global ratio) hold up to window_ratio; beyond, the merge path; far beyond, searches per needle.
 void local_ratio() {
-  const ar::Sizes s = sizes(kNa, kNa, 4, true, 3);  // global 1: windowed
+  const double g = ar::kWindowedLow4;  // the global ratio: windowed, tiles holding up to 3 g
+  const ar::Sizes s = sizes(kNa, std::int64_t(g * kNa), 4, true, 3 * g);
   const Profile hay = column(0, 1e6 - 1);
   auto wider = [&](double k) { return ar::decide(s, hay, column(0, 1e6 * k - 1)); };
   CHECK(wider(1) == Plan::Windowed);
   CHECK(wider(3 * 0.999) == Plan::Windowed && wider(3 * 1.001) == Plan::MergePath);
-  CHECK(wider(ar::kBinarySwitch4 * 1.01) == Plan::Thrust);
-  CHECK(wider(ar::kThrustMax4 * 1.01) == Plan::BinarySearch);
+  CHECK(wider(ar::kBinarySwitch4 / g * 1.01) == Plan::Thrust);
+  CHECK(wider(ar::kThrustMax4 / g * 1.01) == Plan::BinarySearch);
   ar::Sizes own = s;
   own.thrust = false;
-  CHECK(ar::decide(own, hay, column(0, 1e6 * ar::kBinarySwitch4 * 1.01 - 1)) == Plan::BinarySearch);
+  CHECK(ar::decide(own, hay, column(0, 1e6 * ar::kBinarySwitch4 / g * 1.01 - 1)) == Plan::BinarySearch);
   // Needles in a narrow band of the haystack: the local ratio falls. Global 64 (a search per needle)
   // with the needles over 1/64 of B's range: 1, the windowed search.
   const ar::Sizes far = sizes(kNa, 64 * kNa, 4, true, 28);
@@ -252,7 +254,9 @@ void real_columns(const char* type) {
   const Profile ph = profile_of(hay);
   CHECK_MSG(ph.min == double(lp::profile::key_of(hay.front())) && ph.max == double(lp::profile::key_of(hay.back())), type << ": exact range");
   CHECK_MSG(!ph.whole && ph.run_mean < 1.2, type);
-  const ar::Sizes s = sizes(std::int64_t(1) << 25, std::int64_t(1) << 25, sizeof(T), true, 1.5);  // 1:1, windowed by size
+  // The windowed search's low ratio (4-byte keys 4, 8-byte 1): windowed by size.
+  const double w = sizeof(T) == 4 ? ar::kWindowedLow4 : ar::kWindowedLow8;
+  const ar::Sizes s = sizes(std::int64_t(1) << 24, std::int64_t(w * double(std::int64_t(1) << 24)), sizeof(T), true, 1.5 * w);
   CHECK(ar::by_size(s) == Plan::Windowed);
   // Where the needles fall within the haystack's range: integer keys, whose order-preserving words
   // are spread as the keys are (a float's bits are not: keys spread evenly in value crowd the bits
@@ -265,8 +269,8 @@ void real_columns(const char* type) {
     };
     const Layout layouts[] = {
         {"interleaved", sign * 1e6, 1e6, Plan::Windowed},
-        {"inside 1/64 of the range", 0, (1 - sign) * 1e6 / 64, Plan::Windowed},  // local 1/64
-        {"spread 64 times wider", (sign - 1) * 64e6, 64e6, Plan::BinarySearch},  // local ~96
+        {"inside 1/64 of the range", 0, (1 - sign) * 1e6 / 64, Plan::Windowed},  // local w/64, the merge path beyond its edge
+        {"spread 64 times wider", (sign - 1) * 64e6, 64e6, Plan::BinarySearch},  // local ~96 w
     };
     for (const Layout& l : layouts) {
       const Profile pn = profile_of(sorted_keys<T>(n, l.lo, l.hi, 1, rng));
@@ -285,8 +289,8 @@ void real_columns(const char* type) {
   // windowed search's low doubles.
   const Profile dups = profile_of(sorted_keys<T>(n, 0, 1e6, 8, rng));
   CHECK_MSG(dups.run_mean >= ar::kDupRunMean && dups.run_mean < 9, type << " duplicates: run_mean " << dups.run_mean);
-  const double r = sizeof(T) == 4 ? 0.7 : 1.5;
-  const ar::Sizes d = sizes(kNa, std::int64_t(r * double(kNa)), sizeof(T), true, 2);
+  const double r = sizeof(T) == 4 ? 6 : 1.5;
+  const ar::Sizes d = sizes(kNa, std::int64_t(r * double(kNa)), sizeof(T), true, 8);
   CHECK(ar::by_size(d) == Plan::Windowed);
   CHECK_MSG(ar::decide(d, dups, profile_of(sorted_keys<T>(n, 0, 1e6, 1, rng))) == Plan::MergePath, type << " duplicates");
 }

@@ -158,7 +158,7 @@ int main() {
   check_pair(high, some, "A above B");
   check_pair(equal, equal2, "all equal");
   check_pair(equal, some, "equal vs some");
-  // Duplicates straddling what would be tile boundaries on the GPU (128 x 15 merge steps).
+  // Duplicates straddling what would be tile boundaries on the GPU (runs of 700 and 1900 keys).
   std::vector<int> runs_a, runs_b;
   for (int k = 0; k < 4000; ++k) runs_a.push_back(k / 700), runs_b.push_back(k / 1900);
   check_pair(runs_a, runs_b, "long runs");

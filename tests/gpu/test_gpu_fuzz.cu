@@ -122,8 +122,8 @@ void draw_histogram(FuzzRng& r, Params& p, bool quick) {
 }
 
 void draw_sortedsearch(FuzzRng& r, Params& p, bool quick) {
-  // Merge-path tiles (128 x 15, 128 x 11), windowed tiles (256 x 9, 128 x 9) and windows.
-  const std::vector<I> edges = {1, 32, 128, 1152, 1408, 1920, 2048, 2304, 4096, 8192, 1 << 16, kSms * 1920, 1 << 20, 1 << 22};
+  // Merge-path tiles (256 x 23, 256 x 15), windowed tiles (256 x 9, 128 x 9) and windows.
+  const std::vector<I> edges = {1, 32, 128, 1152, 2048, 2304, 3840, 4096, 5888, 8192, 1 << 16, kSms * 5888, 1 << 20, 1 << 22};
   const I hi = quick ? 1 << 16 : 1 << 22;
   p["a_size"] = r.size(0, hi, edges);
   p["b_size"] = r.size(0, hi, edges);

@@ -306,7 +306,7 @@ static void auto_profiled_cases(std::int64_t keys, bool quick, std::mt19937_64& 
   const double mr = four ? 0.4 : 0.5;
   run(mr, -2 * big, -big, 0, big, 1, "windowed", "needles below the haystack");
   run(mr, 2 * big, 3 * big, 0, big, 1, "windowed", "needles above the haystack");
-  run(mr, 0, big, 0, big, 1, "mergepath", "interleaved at the merge path's ratio");
+  run(mr, 0, big, 0, big, 1, exact ? "mergepath" : nullptr, "interleaved at the merge path's ratio");
   if (quick) return;
   // Only integer keys spread their order-preserving words as they spread (the table's reading of a range).
   if (std::is_integral_v<T>) {
@@ -316,9 +316,10 @@ static void auto_profiled_cases(std::int64_t keys, bool quick, std::mt19937_64& 
     run(four ? 0.7 : 1.5, 0, big, 0, big, 8, "mergepath", "a duplicate-heavy haystack near the windowed search's low");
     if (!four) run(12, 0, big, 0, big, 8, "thrust", "a duplicate-heavy haystack at 12");
   }
-  run(1.0 / 64, 0, big, 0, big, 1, !exact ? nullptr : four ? "windowed" : "mergepath", "interleaved at 1/64");
+  run(1.0 / 64, 0, big, 0, big, 1, exact ? "mergepath" : nullptr, "interleaved at 1/64");
   run(64, 0, big, 0, big, 1, exact ? "binary_search" : nullptr, "interleaved at 64");
-  run(1.2, 0, big, 0, big, 1, "windowed", "interleaved at 1.2");
+  // 4-byte keys: the merge path up to the windowed search's low (4); 8-byte: the windowed search from 1.
+  run(1.2, 0, big, 0, big, 1, four ? "mergepath" : "windowed", "interleaved at 1.2");
   // One key under the look: the plan by sizes, whatever the layout.
   const std::int64_t na = split(mr), nb = keys - 1 - na;
   check_auto_profiled(spread_keys<T>(na, -2 * big, -big, 1, rng), spread_keys<T>(nb, 0, big, 1, rng), "mergepath",
@@ -455,6 +456,14 @@ int main() {
   std::vector<int> runs_a, runs_b;
   for (int k = 0; k < 60000; ++k) runs_a.push_back(k / 2500), runs_b.push_back(k / 7001);
   check_all(runs_a, runs_b, rng, "long runs");
+  // |A| + |B| exactly four of the default merge-path tiles of each key size, and one key over.
+  for (const int nv : {ss::DefaultMergePathTuning<std::int32_t>::nv, ss::DefaultMergePathTuning<std::int64_t>::nv})
+    for (const int extra : {0, 1}) {
+      std::vector<int> ta = sorted_random<int>(rng, 3 * nv / 2, 0, 4 * nv), tb = sorted_random<int>(rng, 4 * nv - 3 * nv / 2 + extra, 0, 4 * nv);
+      check_all(ta, tb, rng, "four merge-path tiles");
+      std::vector<std::int64_t> ta8(ta.begin(), ta.end()), tb8(tb.begin(), tb.end());
+      check_all(ta8, tb8, rng, "four merge-path tiles (int64)");
+    }
   // A haystack packed into a narrow key range: the tiles of A that cover it see a window far
   // larger than shared memory (the windowed search's in-kernel fallback), the others see none.
   std::vector<int> spread = sorted_random<int>(rng, 60000, 0, 60000), packed = sorted_random<int>(rng, 60000, 30000, 30100);

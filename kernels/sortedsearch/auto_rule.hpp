@@ -54,8 +54,8 @@ constexpr double kBinarySwitch4 = 20.0, kBinarySwitch8 = 14.0;
 // merge path's tiles grew (mergepath_sorted_search.cuh: its partition a quarter of what it was) it
 // is 1.05-1.15x ahead from 1/64 to 2/3 and level from 1 to 3 (0.96-1.02x), the windowed search
 // ahead at 4 and 6 (0.96x, 0.92x; H200, results/h200/sortedsearch/ratios_lower_plans.json, int32,
-// |A| + |B| = 2^27; the H100 sweeps' 1/2 and a band below 1/10 that went to the windowed search are
-// gone). 8-byte keys, from the H100 sweeps (1.10x at 1:1, 0.76-1.0x below), the merge path's larger
+// |A| + |B| = 2^27; the H100 sweeps' low of 1/2 is gone, and their band below 1/10 for the windowed
+// search narrowed to the one below). 8-byte keys, from the H100 sweeps (1.10x at 1:1, 0.76-1.0x below), the merge path's larger
 // tiles keeping the windowed search ahead at 1:1 on distinct keys (0.462 against 0.477 ms on the H200).
 constexpr double kWindowedLow4 = 4.0, kWindowedLow8 = 1.0;
 // ... and, 4-byte keys, below this one, under the sweep's lowest ratio (1/64, where the merge path

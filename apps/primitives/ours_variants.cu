@@ -37,12 +37,16 @@ void add_ours_variants(Defs& d) {
          [](const Ctx& c) { return jk::split_scratch_bytes(c.n, c.fanout); },
          [](Ctx& c) { jk::split(c.dev.tuples, c.n, c.fanout, c.dev_out.tuples, c.scratch, c.scratch_bytes, c.stream); }});
   d.add({"split_staged", VariantKind::Ours,
-         "ours: Algorithm 1 with each partition id computed once (the count pass writes them) and each 4096-tuple tile grouped by "
-         "partition in shared memory before it is written, so that a partition's tuples leave as one run of consecutive addresses",
+         "ours: Algorithm 1 with each partition id computed once (the count pass writes them), one thread block a tile (8192 tuples "
+         "up to fanout 256, 16384 beyond; the split_tile axis), each tile grouped by partition in shared memory before it is written, "
+         "so that a partition's tuples leave as one run of consecutive addresses",
          {},
-         split_sizes,
-         [](const Ctx& c) { return jk::split_staged_scratch_bytes(c.n, c.fanout); },
-         [](Ctx& c) { jk::split_staged(c.dev.tuples, c.n, c.fanout, c.dev_out.tuples, c.scratch, c.scratch_bytes, c.stream); }});
+         [split_sizes](const Ctx& c) {
+           const std::string why = split_sizes(c);
+           return why.empty() ? jk::split_staged_unsupported(c.n, c.fanout, c.split_tile) : why;
+         },
+         [](const Ctx& c) { return jk::split_staged_scratch_bytes(c.n, c.fanout, c.split_tile); },
+         [](Ctx& c) { jk::split_staged(c.dev.tuples, c.n, c.fanout, c.dev_out.tuples, c.scratch, c.scratch_bytes, c.stream, c.split_tile); }});
 }
 
 }  // namespace lp::primitives_study

@@ -14,6 +14,7 @@
 #include "cpu_reference/primitives/primitives.hpp"
 #include "inputs.hpp"
 #include "kernels/join/split.cuh"
+#include "kernels/join/split_staged.cuh"
 #include "kernels/scatter/multipass.cuh"
 #include "primitives_study.hpp"
 #include "variant.hpp"
@@ -55,6 +56,7 @@ class PrimitivesPoint final : public harness::TablePoint<Def> {
     ctx_.op = op_of(harness::as_str(p, "op"));
     ctx_.n = harness::as_int(p, "n");
     ctx_.fanout = std::uint32_t(harness::as_int(p, "fanout"));
+    ctx_.split_tile = int(harness::as_int(p, "split_tile"));
     const std::int64_t n = ctx_.n;
     std::vector<std::uint32_t> keys = make_keys(n, seed);
     // Each primitive's inputs only, and its reference.
@@ -179,7 +181,8 @@ class PrimitivesPoint final : public harness::TablePoint<Def> {
     Params out;
     if (d.name == "multipass")
       out["passes"] = std::int64_t(lp::scatter::multipass_count(std::uint32_t(ctx_.n), sizeof(std::uint64_t), ctx_.op == Op::Gather, lp::scatter::Tuning{}));
-    if (d.name == "split" || d.name == "split_staged") out["blocks"] = std::int64_t(lp::join::split_blocks(ctx_.n, ctx_.fanout));
+    if (d.name == "split") out["blocks"] = std::int64_t(lp::join::split_blocks(ctx_.n, ctx_.fanout));
+    if (d.name == "split_staged") out["blocks"] = std::int64_t(lp::join::split_staged_blocks(ctx_.n, ctx_.fanout, ctx_.split_tile));
     return out;
   }
 
@@ -227,6 +230,10 @@ std::unique_ptr<harness::Study> make_study() {
        std::int64_t(1) << 30},
       {"fanout", AxisKind::Int, "map and split: partitions, partition = hash(key) % fanout (any value, not only powers of two)",
        {V(std::int64_t(1) << 8)}, {}, 2, std::int64_t(1) << 12},
+      {"split_tile", AxisKind::Int,
+       "split_staged's tile in tuples: 0 takes its default by the fanout (8192 up to fanout 256, 16384 beyond), else 4096, 8192 or 16384; "
+       "the other variants ignore it",
+       {V(std::int64_t(0))}, {}, 0, 16384, true},
       {"op", AxisKind::Choice,
        "the primitive: map (partition ids), scatter / gather (the tuples through a random permutation), scan (exclusive sum of key % 16), "
        "split (into fanout partitions), sort (by key)",

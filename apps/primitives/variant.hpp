@@ -56,6 +56,7 @@ struct Ctx {
   Op op = Op::Map;
   std::int64_t n = 0;
   std::uint32_t fanout = 2;  // map and split: partition_of(key) = hash(key) % fanout
+  int split_tile = 0;        // split_staged's tile in tuples (0: its default by the fanout)
   Inputs host, dev;
   Outputs host_out, dev_out;
   std::vector<std::uint64_t>* host_scratch = nullptr;  // the CPU split's cursors, the CPU sort's words; kept by the point across runs

@@ -134,13 +134,19 @@ struct SplitScratch {
   void* cub;
   std::size_t cub_bytes, total;
 
-  SplitScratch(void* base, std::int64_t n, std::uint32_t fanout, std::size_t bytes = 0, bool with_ids = false) {
-    // As many blocks as fill the GPU, but at least kMinChunk tuples each and no more cells in the
-    // matrix than tuples (a small n with a large fanout would otherwise scan mostly zeros).
-    const std::int64_t most = std::int64_t(sm_count()) * kBlocksPerSm;
-    blocks = int(std::max<std::int64_t>(1, std::min({most, ceil_div(std::max<std::int64_t>(n, 1), kMinChunk), n / fanout})));
-    // Chunks of whole block-widths, so every block's loads start aligned; the last ones may be empty.
-    chunk = ceil_div(ceil_div(std::max<std::int64_t>(n, 1), blocks), kThreads) * kThreads;
+  // tile > 0 (a multiple of 2 kThreads): one chunk a tile of that many tuples (split_staged.cuh).
+  SplitScratch(void* base, std::int64_t n, std::uint32_t fanout, std::size_t bytes = 0, bool with_ids = false, std::int64_t tile = 0) {
+    if (tile > 0) {
+      blocks = int(std::max<std::int64_t>(1, ceil_div(n, tile)));
+      chunk = tile;
+    } else {
+      // As many blocks as fill the GPU, but at least kMinChunk tuples each and no more cells in the
+      // matrix than tuples (a small n with a large fanout would otherwise scan mostly zeros).
+      const std::int64_t most = std::int64_t(sm_count()) * kBlocksPerSm;
+      blocks = int(std::max<std::int64_t>(1, std::min({most, ceil_div(std::max<std::int64_t>(n, 1), kMinChunk), n / fanout})));
+      // Chunks of whole block-widths, so every block's loads start aligned; the last ones may be empty.
+      chunk = ceil_div(ceil_div(std::max<std::int64_t>(n, 1), blocks), kThreads) * kThreads;
+    }
     cells = std::size_t(fanout) * std::size_t(blocks);
     Carve c(base);
     hist = c.take<std::uint32_t>(cells);

@@ -19,3 +19,8 @@ inline bool no_gpu(const std::string& test) {
 
 // LP_GPU_TEST_QUICK set: the sanitizer runs' smaller case lists.
 inline bool quick_mode() { return std::getenv("LP_GPU_TEST_QUICK") != nullptr; }
+
+// LP_GPU_TEST_SMALL set (racecheck): no case of the tens of millions of keys a look needs. Racecheck
+// follows every shared-memory access, so that one such case outlasts a run's limit, while a race
+// is a block's, which the small cases' blocks already run through.
+inline bool small_mode() { return std::getenv("LP_GPU_TEST_SMALL") != nullptr; }

@@ -1,9 +1,10 @@
 // Every registered GPU variant of the primitives study through the study's own points (the
 // generator, the host reference, the poisoned outputs, the validation the benchmark uses): every
 // primitive at odd sizes (one tuple, under a warp, partial blocks and chunks, past 2^20), map and
-// split at fanouts from 2 to 4096 (powers of two and not), several seeds; then the cases again in a
-// shuffled order, so no outcome depends on what ran before. Exit 77 (CTest: skipped) without a GPU;
-// LP_GPU_TEST_QUICK=1 (the sanitizer runs) takes fewer, smaller cases.
+// split at fanouts from 2 to 4096 (powers of two and not) and split_staged at each of its tiles,
+// several seeds; then the cases again in a shuffled order, so no outcome depends on what ran before.
+// Exit 77 (CTest: skipped) without a GPU; LP_GPU_TEST_QUICK=1 (the sanitizer runs) takes fewer,
+// smaller cases.
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -46,6 +47,15 @@ int main() {
     for (std::size_t si = 0; si < sizes.size(); ++si)
       for (std::size_t fi = 0; fi < fanouts.size(); ++fi)
         if (si + 1 == sizes.size() ? fi == 0 || fi + 1 == fanouts.size() || fi == 3 : true) add(op, sizes[si], fanouts[fi], 1 + pick.below(1000));
+  // split_staged at each tile: one partial tile, one partition a tile (ranks past 4096), and
+  // thousands of tiles, the last partial (2^25 + 7 tuples).
+  for (const std::int64_t tile : {4096, 8192, 16384})
+    for (const std::int64_t n : quick ? std::vector<std::int64_t>{4099} : std::vector<std::int64_t>{4099, (1 << 20) + 3, (1 << 25) + 7})
+      for (const std::int64_t fanout : {2, 1000, 2048, 4096}) {
+        add("split", n, fanout, 1 + pick.below(1000));
+        tests.back().params["split_tile"] = tile;
+        tests.back().what += " split_tile=" + std::to_string(tile);
+      }
   // Random sizes, for the partial chunks the fixed ones miss.
   for (int k = 0; k < (quick ? 2 : 6); ++k) {
     const std::string op = std::vector<std::string>{"map", "scatter", "gather", "scan", "split", "sort"}[std::size_t(k % 6)];

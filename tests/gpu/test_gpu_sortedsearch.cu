@@ -4,7 +4,8 @@
 // size where it starts to): needles below, above, inside and wider than the haystack, duplicates,
 // tiny and huge ratios, every key type, each answer checked against the CPU and the plan against the
 // table's on the host profile (kernels/sortedsearch/auto_rule.hpp); and the study's auto_* variants
-// through its own points in two orders. Exit 77 (CTest: skipped) without a GPU.
+// through its own points in two orders. Exit 77 (CTest: skipped) without a GPU; LP_GPU_TEST_SMALL (the
+// racecheck run) stops before the look-sized cases.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -497,6 +498,7 @@ int main() {
   LP_CUDA(cudaDeviceSynchronize());
   // auto where it looks, at the threshold of each key size.
   const std::int64_t look4 = std::int64_t(ar::kLookMinBytes) / 4, look8 = std::int64_t(ar::kLookMinBytes) / 8;
+  if (small_mode()) return test_summary("gpu_sortedsearch");
   auto_profiled_cases<std::int32_t>(look4, quick, rng, "int32");
   auto_profiled_cases<float>(look4, quick, rng, "float");
   if (!quick) {

@@ -181,6 +181,7 @@ static __global__ void __launch_bounds__(kThreads)
 // The tile by the fanout (H200, results/h200/primitives/probes/split_tiles.json): 8192 tuples up to
 // fanout 256, 16384 beyond, where a partition's run in a smaller tile falls below a 32-byte sector.
 inline int default_tile(std::uint32_t fanout) { return fanout < 512 ? 8192 : 16384; }
+inline int tile_or_default(std::uint32_t fanout, int tile) { return tile ? tile : default_tile(fanout); }
 
 }  // namespace split_staged_detail
 
@@ -188,18 +189,18 @@ inline int default_tile(std::uint32_t fanout) { return fanout < 512 ? 8192 : 163
 // matrix cell a partition a tile, fewer cells than CUB's scan counts (int).
 inline std::string split_staged_unsupported(std::int64_t n, std::uint32_t fanout, int tile) {
   if (tile != 0 && tile != 4096 && tile != 8192 && tile != 16384) return "split_tile: 0 (by the fanout), 4096, 8192 or 16384";
-  if (tile == 0) tile = split_staged_detail::default_tile(fanout);
+  tile = split_staged_detail::tile_or_default(fanout, tile);
   if (double(fanout) * double(ceil_div(n, std::int64_t(tile))) >= 2147483647.0) return "fanout x tiles >= 2^31: the matrix's scan counts in int";
   return {};
 }
 
 inline std::size_t split_staged_scratch_bytes(std::int64_t n, std::uint32_t fanout, int tile = 0) {
-  return split_detail::SplitScratch(nullptr, n, fanout, 0, true, tile ? tile : split_staged_detail::default_tile(fanout)).total;
+  return split_detail::SplitScratch(nullptr, n, fanout, 0, true, split_staged_detail::tile_or_default(fanout, tile)).total;
 }
 
 // Thread blocks (one a tile) the staged split of n tuples runs: a record's metric.
 inline int split_staged_blocks(std::int64_t n, std::uint32_t fanout, int tile = 0) {
-  return split_detail::SplitScratch(nullptr, n, fanout, 0, true, tile ? tile : split_staged_detail::default_tile(fanout)).blocks;
+  return split_detail::SplitScratch(nullptr, n, fanout, 0, true, split_staged_detail::tile_or_default(fanout, tile)).blocks;
 }
 
 // in[0, n): tuple words; out[0, n): the tuples grouped by partition, in partition order; scratch:
@@ -209,7 +210,7 @@ inline void split_staged(const std::uint64_t* in, std::int64_t n, std::uint32_t 
                          cudaStream_t stream, int tile = 0) {
   if (n <= 0) return;
   namespace d = split_staged_detail;
-  if (tile == 0) tile = d::default_tile(fanout);
+  tile = d::tile_or_default(fanout, tile);
   split_detail::SplitScratch w(scratch, n, fanout, scratch_bytes, true, tile);
   d::count_ids_kernel<<<w.blocks, split_detail::kThreads, std::size_t(fanout) * sizeof(std::uint32_t), stream>>>(in, n, w.chunk, fanout, w.hist,
                                                                                                             w.ids);

@@ -22,9 +22,10 @@
 // moved 2.2x its bytes through DRAM (profiles/README.md) and took 2.2 ms at 2048.
 // Tiles of 8192 tuples up to fanout 256 and 16384 beyond (default_tile), so that a partition's run
 // stays at or above a 32-byte sector; their counters' index padded against bank conflicts.
-// What it reaches (H200, 2^26 tuples, results/h200/primitives/split.json and probes/): 1.21-2.0x CUB's
-// radix split from fanout 16 to 2048, 0.84x at 4096, where the tile holds four tuples a partition
-// (the 16384-tuple tile takes 210 KiB of shared memory: one block an SM).
+// What it reaches (H200, 2^26 tuples, results/h200/primitives/split.json and probes/split_tiles.json):
+// 1.29-2.0x CUB's radix split from fanout 16 to 2048 (1.30x, 1.44x, 1.34x at 16, 256, 2048), 0.91x at
+// 4096, where the tile holds four tuples a partition (the 16384-tuple tile takes 210 KiB of shared
+// memory: one block an SM) and the count pass writes a cell a partition a tile.
 #pragma once
 #include <cub/block/block_scan.cuh>
 #include <cuda_runtime.h>

@@ -88,7 +88,7 @@ __host__ __device__ inline std::uint32_t padded(std::uint32_t c) { return c + (c
 __host__ __device__ inline std::uint32_t padded_cells(std::uint32_t fanout) { return padded(fanout) + 1; }
 
 // A tuple's partition and its rank in the tile's partition counter, one word: fanout <= 4096 (12 bits)
-// and a rank below the tile (<= 16384, 15 bits).
+// and a rank below the tile (< 16384: 14 bits above them).
 constexpr int kPartitionBits = 12;
 
 using Scan = cub::BlockScan<std::uint32_t, kThreads>;

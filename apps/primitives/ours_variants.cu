@@ -39,7 +39,8 @@ void add_ours_variants(Defs& d) {
   d.add({"split_staged", VariantKind::Ours,
          "ours: Algorithm 1 with each partition id computed once (the count pass writes them), one thread block a tile (8192 tuples "
          "up to fanout 256, 16384 beyond; the split_tile axis), each tile grouped by partition in shared memory before it is written, "
-         "so that a partition's tuples leave as one run of consecutive addresses",
+         "so that a partition's tuples leave as one run of consecutive addresses; the count matrix written and read a tile's row "
+         "at a time, scanned by column",
          {},
          [split_sizes](const Ctx& c) {
            const std::string why = split_sizes(c);

@@ -17,6 +17,21 @@ class Carve {
     used_ += align256(count * sizeof(T));
     return at;
   }
+  // The last piece, a library's temporary storage: with a base, the rest of a region of `bytes` (the
+  // size computed before, so that a timed launcher asks the library nothing); without, ask() bytes
+  // (at least 1). Its size goes to `piece_bytes`.
+  template <class Ask>
+  void* take_rest(std::size_t bytes, Ask&& ask, std::size_t& piece_bytes) {
+    if (p_) {
+      piece_bytes = bytes - used_;
+      void* at = rest();
+      used_ = bytes;
+      return at;
+    }
+    const std::size_t asked = ask();
+    piece_bytes = asked > 0 ? asked : 1;
+    return take<char>(piece_bytes);
+  }
   std::size_t used() const { return used_; }            // bytes taken so far
   char* rest() const { return p_ ? p_ + used_ : nullptr; }  // where the next piece starts
 

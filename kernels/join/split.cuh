@@ -26,6 +26,7 @@
 #include "../common/cuda_check.cuh"
 #include "../common/device_facts.cuh"
 #include "../common/label_bits.hpp"
+#include "../common/scan_bytes.cuh"
 #include "tuples.hpp"
 
 namespace lp::join {
@@ -125,44 +126,26 @@ static __global__ void scatter_kernel(const std::uint64_t* __restrict__ in, std:
 // CUB's temporary storage. base null: only the size (CUB asked what it needs); base set: the
 // pieces of a region of `bytes` (the size computed before), CUB's share what is left, so that the
 // timed launcher asks CUB nothing.
-// With `with_ids`, a column of n partition ids after the scan (split_staged.cuh computes each id once).
 struct SplitScratch {
   int blocks;
   std::int64_t chunk;
   std::size_t cells;  // fanout x blocks
-  std::uint32_t *hist, *offsets, *ids = nullptr;
+  std::uint32_t *hist, *offsets;
   void* cub;
   std::size_t cub_bytes, total;
 
-  // tile > 0 (a multiple of 2 kThreads): one chunk a tile of that many tuples (split_staged.cuh).
-  SplitScratch(void* base, std::int64_t n, std::uint32_t fanout, std::size_t bytes = 0, bool with_ids = false, std::int64_t tile = 0) {
-    if (tile > 0) {
-      blocks = int(std::max<std::int64_t>(1, ceil_div(n, tile)));
-      chunk = tile;
-    } else {
-      // As many blocks as fill the GPU, but at least kMinChunk tuples each and no more cells in the
-      // matrix than tuples (a small n with a large fanout would otherwise scan mostly zeros).
-      const std::int64_t most = std::int64_t(sm_count()) * kBlocksPerSm;
-      blocks = int(std::max<std::int64_t>(1, std::min({most, ceil_div(std::max<std::int64_t>(n, 1), kMinChunk), n / fanout})));
-      // Chunks of whole block-widths, so every block's loads start aligned; the last ones may be empty.
-      chunk = ceil_div(ceil_div(std::max<std::int64_t>(n, 1), blocks), kThreads) * kThreads;
-    }
+  SplitScratch(void* base, std::int64_t n, std::uint32_t fanout, std::size_t bytes = 0) {
+    // As many blocks as fill the GPU, but at least kMinChunk tuples each and no more cells in the
+    // matrix than tuples (a small n with a large fanout would otherwise scan mostly zeros).
+    const std::int64_t most = std::int64_t(sm_count()) * kBlocksPerSm;
+    blocks = int(std::max<std::int64_t>(1, std::min({most, ceil_div(std::max<std::int64_t>(n, 1), kMinChunk), n / fanout})));
+    // Chunks of whole block-widths, so every block's loads start aligned; the last ones may be empty.
+    chunk = ceil_div(ceil_div(std::max<std::int64_t>(n, 1), blocks), kThreads) * kThreads;
     cells = std::size_t(fanout) * std::size_t(blocks);
     Carve c(base);
     hist = c.take<std::uint32_t>(cells);
     offsets = c.take<std::uint32_t>(cells);
-    if (with_ids) ids = c.take<std::uint32_t>(std::size_t(std::max<std::int64_t>(n, 1)));
-    if (base) {
-      cub = c.rest();
-      cub_bytes = bytes - c.used();
-      total = bytes;
-      return;
-    }
-    cub_bytes = 0;
-    LP_CUDA(cub::DeviceScan::ExclusiveSum(nullptr, cub_bytes, static_cast<const std::uint32_t*>(nullptr), static_cast<std::uint32_t*>(nullptr),
-                                          int(cells)));
-    cub_bytes = std::max<std::size_t>(cub_bytes, 1);
-    cub = c.take<char>(cub_bytes);
+    cub = c.take_rest(bytes, [&] { return exclusive_sum_u32_bytes(std::int64_t(cells)); }, cub_bytes);
     total = c.used();
   }
 };

@@ -47,10 +47,11 @@ int main() {
     for (std::size_t si = 0; si < sizes.size(); ++si)
       for (std::size_t fi = 0; fi < fanouts.size(); ++fi)
         if (si + 1 == sizes.size() ? fi == 0 || fi + 1 == fanouts.size() || fi == 3 : true) add(op, sizes[si], fanouts[fi], 1 + pick.below(1000));
-  // split_staged at each tile: one partial tile, one partition a tile (ranks past 4096), and
-  // thousands of tiles, the last partial (2^25 + 7 tuples).
+  // split_staged at each tile: one partial tile, one whole 16384-tuple tile (both halves of its
+  // stage) and a partial one, one partition a tile (ranks past 4096), and thousands of tiles, the
+  // last partial (2^25 + 7 tuples: rows of the matrix past a band of the column scan's).
   for (const std::int64_t tile : {4096, 8192, 16384})
-    for (const std::int64_t n : quick ? std::vector<std::int64_t>{4099} : std::vector<std::int64_t>{4099, (1 << 20) + 3, (1 << 25) + 7})
+    for (const std::int64_t n : quick ? std::vector<std::int64_t>{4099, 16389} : std::vector<std::int64_t>{4099, 16389, (1 << 20) + 3, (1 << 25) + 7})
       for (const std::int64_t fanout : {2, 1000, 2048, 4096}) {
         add("split", n, fanout, 1 + pick.below(1000));
         tests.back().params["split_tile"] = tile;

@@ -199,6 +199,9 @@ static __global__ void __launch_bounds__(kThreads, kItems <= 16 ? 2 : 1)
 inline int default_tile(std::uint32_t fanout) { return fanout < 512 ? 8192 : 16384; }
 inline int tile_or_default(std::uint32_t fanout, int tile) { return tile ? tile : default_tile(fanout); }
 
+// Tiles (one block each, a row of the matrix each) of n tuples.
+inline std::int64_t tiles_of(std::int64_t n, int tile) { return std::max<std::int64_t>(1, ceil_div(n, std::int64_t(tile))); }
+
 // The scratch's layout: the [tiles x fanout] matrix and its scan, the ids, the column scan's scratch.
 // base null: only the size; base set: the pieces of a region of `bytes` (the size computed before).
 struct Scratch {
@@ -207,7 +210,7 @@ struct Scratch {
   void* scan;
   std::size_t scan_bytes, total;
   Scratch(void* base, std::int64_t n, std::uint32_t fanout, int tile, std::size_t bytes) {
-    tiles = int(std::max<std::int64_t>(1, ceil_div(n, std::int64_t(tile))));
+    tiles = int(tiles_of(n, tile));
     const std::size_t cells = std::size_t(fanout) * std::size_t(tiles);
     Carve c(base);
     hist = c.take<std::uint32_t>(cells);
@@ -224,8 +227,7 @@ struct Scratch {
 // matrix (a cell a partition a tile, with its scan 8 bytes each) below 16 GiB.
 inline std::string split_staged_unsupported(std::int64_t n, std::uint32_t fanout, int tile) {
   if (tile != 0 && tile != 4096 && tile != 8192 && tile != 16384) return "split_tile: 0 (by the fanout), 4096, 8192 or 16384";
-  tile = split_staged_detail::tile_or_default(fanout, tile);
-  if (double(fanout) * double(ceil_div(n, std::int64_t(tile))) >= 2147483648.0) return "fanout x tiles >= 2^31: the matrix and its scan would pass 16 GiB";
+  if (double(fanout) * double(split_staged_detail::tiles_of(n, split_staged_detail::tile_or_default(fanout, tile))) >= 2147483648.0) return "fanout x tiles >= 2^31: the matrix and its scan would pass 16 GiB";
   return {};
 }
 
@@ -235,7 +237,7 @@ inline std::size_t split_staged_scratch_bytes(std::int64_t n, std::uint32_t fano
 
 // Thread blocks (one a tile) the staged split of n tuples runs: a record's metric.
 inline int split_staged_blocks(std::int64_t n, std::uint32_t fanout, int tile = 0) {
-  return split_staged_detail::Scratch(nullptr, n, fanout, split_staged_detail::tile_or_default(fanout, tile), 0).tiles;
+  return int(split_staged_detail::tiles_of(n, split_staged_detail::tile_or_default(fanout, tile)));
 }
 
 // in[0, n): tuple words; out[0, n): the tuples grouped by partition, in partition order; scratch:

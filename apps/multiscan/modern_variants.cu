@@ -5,6 +5,7 @@
 #include "kernels/multiscan/cub_sort_scan.cuh"
 #include "kernels/multiscan/partitioned.cuh"
 #include "kernels/multiscan/perthread_scan.cuh"
+#include "kernels/multiscan/reduce_then_scan.cuh"
 #include "kernels/multiscan/register_scan.cuh"
 #include "kernels/multiscan/relabel.cuh"
 #include "kernels/multiscan/scan_by_key.cuh"
@@ -33,6 +34,7 @@ ar::Sizes sizes_of(const Ctx<Op>& c) {
   s.sort_shared_bytes = double(ms::sort_shared_partials_bytes<Op>(c.n, c.m, c.tune));
   s.register_scan = ms::register_scan_unsupported(c.n, c.m, sizeof(T)).empty();
   s.perthread_scan = ms::perthread_scan_unsupported(c.n, c.m, sizeof(T), c.tune).empty();
+  s.reduce_then_scan = ms::reduce_then_scan_unsupported(c.n, c.m, sizeof(T)).empty();
   s.single_pass = ms::single_pass_unsupported(c.n, c.m, sizeof(T), c.tune).empty();
   s.partitioned = ms::partitioned_unsupported(c.n, c.m, sizeof(T), c.tune).empty();
   s.sort_shared = ms::sort_shared_unsupported<Op>(c.n, c.m, c.tune).empty();
@@ -48,6 +50,7 @@ std::size_t plan_scratch(Plan r, const Ctx<Op>& c) {
   switch (r) {
     case Plan::RegisterScan: return ms::register_scan_scratch_bytes<T>(c.n, c.m);
     case Plan::PerthreadScan: return ms::perthread_scan_scratch_bytes<T>(c.n, c.m);
+    case Plan::ReduceThenScan: return ms::reduce_then_scan_scratch_bytes<T>(c.n, c.m);
     case Plan::SinglePass: return ms::single_pass_scratch_bytes<T>(c.n, c.m, c.tune);
     case Plan::SortShared: return ms::sort_shared_scratch_bytes<Op>(c.n, c.m, c.tune);
     case Plan::Partitioned: return ms::partitioned_scratch_bytes<T>(c.n, c.m, c.tune);
@@ -66,6 +69,7 @@ void run_plan(Plan r, const Ctx<Op>& c, cudaStream_t s, std::size_t bytes) {
   switch (r) {
     case Plan::RegisterScan: return ms::register_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, s);
     case Plan::PerthreadScan: return ms::perthread_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, s);
+    case Plan::ReduceThenScan: return ms::reduce_then_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, s);
     case Plan::SinglePass: return ms::single_pass<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, s);
     case Plan::SortShared: return ms::sort_shared<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, s);
     case Plan::Partitioned: return ms::partitioned<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, s);
@@ -110,8 +114,11 @@ void add_modern_variants(Defs<Op>& d) {
          "ours: labels an input profile on the device finds sorted to checked_scan_by_key (behind its check CUB's sort + scan-by-key beyond 2048 labels, the plan by sizes up to it) beyond "
          "2048 labels from 2^22 inputs, up to 2048 from 2^25 inputs (from 2^24 at 1024 labels and more) with 8-byte values from 2 labels and "
          "4-byte values from 256, and with 4-byte values from 4 labels where labels one to a warp are looked for; else "
+         "reduce_then_scan with 4-byte values from m = 4 over 2^21 inputs or more, with 8-byte values from m = 2 over 2^20 inputs or more "
+         "up to m = 8 (up to 16 below 2^25 inputs); "
          "perthread_scan from m = 3 (4-byte values; from m = 2 over 2^20 inputs or more) and at every m it takes with 8-byte values "
-         "below 2^21 inputs (one label: below 2^20), from 2^25 inputs and m = 4 an input profile on the device sending labels one to a warp to single_pass; "
+         "below 2^21 inputs (one label: below 2^20), from 2^25 inputs and m = 4 an input profile on the device sending labels one to a warp to single_pass "
+         "(where perthread_scan or reduce_then_scan would run); "
          "register_scan at m = 1 and 2 otherwise (8-byte values: CUB's scan-by-key at m = 1 from 2^20 inputs, single_pass from 2^21 beyond "
          "perthread_scan's region), single_pass up to 2048, "
          "CUB's sort + scan-by-key over 2^18 inputs or more "
@@ -149,6 +156,14 @@ void add_modern_variants(Defs<Op>& d) {
          [](const auto& c) { return ms::perthread_scan_unsupported(c.n, c.m, sizeof(T), c.tune); },
          [](const auto& c) { return ms::perthread_scan_scratch_bytes<T>(c.n, c.m); },
          [](Ctx<Op>& c) { ms::perthread_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.tune, c.stream); }});
+  d.add({"reduce_then_scan", VariantKind::Ours,
+         "ours (m <= 64, 8-byte values 32): Alg 5.2 in reduce-then-scan order on perthread_scan's tiles: each tile's bucket sums "
+         "(a column a thread in shared memory), a scan of each bucket's sums over the tiles, then each tile multiscanned again from "
+         "its scanned sums (labels and values read twice, no look-back)",
+         {Output::Results, false},
+         [](const auto& c) { return ms::reduce_then_scan_unsupported(c.n, c.m, sizeof(T)); },
+         [](const auto& c) { return ms::reduce_then_scan_scratch_bytes<T>(c.n, c.m); },
+         [](Ctx<Op>& c) { ms::reduce_then_scan<Op>(c.labels, c.values, c.n, c.m, c.inclusive, c.out, c.scratch, c.stream); }});
   d.add({"register_scan", VariantKind::Ours,
          "ours (m <= 16): each thread multiscans 16 (8-byte values: 8) consecutive inputs with its bucket sums in registers, "
          "the block scans the m-vectors with shuffles, tiles of 256 threads exchange them through single_pass's look-back",

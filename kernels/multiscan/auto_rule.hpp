@@ -11,9 +11,9 @@
 
 namespace lp::multiscan::auto_rule {
 
-enum class Plan : unsigned { RegisterScan, SinglePass, Partitioned, SortShared, SortGlobal, Relabel, Cub, PerthreadScan, ScanByKey, CheckedScanByKey, Count };
+enum class Plan : unsigned { RegisterScan, SinglePass, Partitioned, SortShared, SortGlobal, Relabel, Cub, PerthreadScan, ScanByKey, CheckedScanByKey, ReduceThenScan, Count };
 inline const char* name(Plan p) {
-  constexpr const char* kNames[] = {"register_scan", "single_pass", "partitioned", "sort_shared", "sort_global", "relabel", "cub_sort_scan_by_key", "perthread_scan", "cub_scan_by_key", "checked_scan_by_key"};
+  constexpr const char* kNames[] = {"register_scan", "single_pass", "partitioned", "sort_shared", "sort_global", "relabel", "cub_sort_scan_by_key", "perthread_scan", "cub_scan_by_key", "checked_scan_by_key", "reduce_then_scan"};
   return unsigned(p) < unsigned(Plan::Count) ? kNames[unsigned(p)] : "?";
 }
 
@@ -32,8 +32,10 @@ struct Sizes {
   bool relabel = false;
   bool cub = false;          // CUB's sort + scan-by-key, and its scan-by-key alone (n within its int counts)
   bool perthread_scan = false;
+  bool reduce_then_scan = false;
+  bool unused[7] = {};  // spelled out: the key's bytes are all set
 };
-static_assert(sizeof(Sizes) == 8 + 8 + 4 + 4 + 8, "Sizes has no padding");
+static_assert(sizeof(Sizes) == 8 + 8 + 4 + 4 + 16, "Sizes has no padding");
 
 // register_scan only at m = 1 (4-byte values): its tiles fold m-vectors (H100, n = 2^26 int32: 0.44 ms against
 // single_pass's 0.47 at m = 1, 0.62 against 0.46-0.55 at m = 4).
@@ -60,6 +62,24 @@ constexpr std::int64_t kPerthreadM2MinN = std::int64_t(1) << 20;
 constexpr std::int64_t kSmallM8SinglePassN = std::int64_t(1) << 21;
 constexpr std::int64_t kPerthreadM4MaxN8 = std::int64_t(1) << 25;  // 8-byte values, m = 3..4: perthread_scan below
 constexpr std::int64_t kPerthreadM8MaxN8 = std::int64_t(1) << 24;  // 8-byte values, m = 5..8: perthread_scan below
+// reduce_then_scan (perthread_scan's tiles in two passes over the inputs, no look-back) where the
+// look-back's wait costs more than a second read, fitted on the H200 probe
+// (configs/multiscan/probe_reduce_then_scan.json, results/h200/multiscan/probes/reduce_then_scan.json.gz:
+// n = 2^16..2^26, m = 1..64, uniform, zipf, runs and sorted labels, int32 and int64 add). 4-byte
+// values from 4 labels over 2^21 inputs or more: 0.75-0.95x the best of the others at m = 4..64
+// from 2^22 (2^26 uniform: 0.405 ms at m = 4 against perthread_scan's 0.435, 0.415 at 8 against
+// single_pass's 0.55, 0.446 at 16 against 0.584); at 2^20 0.88-0.92x at m = 8, 1.01-1.05x at 4 and
+// 32; one and two labels 1.01-1.2x behind at every n. 8-byte values from 2 labels over 2^20 inputs
+// or more: 0.72-0.95x up to 8 labels at 2^20-2^26, 0.89-0.95x at 9-16 below 2^25 (1.04x at 2^26),
+// 1.19-1.42x at 32 from 2^22; one label stays with CUB's scan-by-key. Below 2^20 inputs 1.14-1.76x
+// behind (two launches more, and tiles that the look-back does not keep waiting).
+constexpr std::uint32_t kRtsMinM4 = 4, kRtsMinM8 = 2, kRtsMaxM8 = 16, kRtsWideM8 = 8;
+constexpr std::int64_t kRtsMinN4 = std::int64_t(1) << 21, kRtsMinN8 = std::int64_t(1) << 20, kRtsWideMaxN8 = std::int64_t(1) << 25;
+LP_HD bool reduce_then_scan_region(const Sizes& s) {
+  if (!s.reduce_then_scan) return false;
+  if (s.value_bytes == 8) return s.m >= kRtsMinM8 && s.n >= kRtsMinN8 && (s.m <= kRtsWideM8 || (s.m <= kRtsMaxM8 && s.n < kRtsWideMaxN8));
+  return s.m >= kRtsMinM4 && s.n >= kRtsMinN4;
+}
 // Labels that arrive one to a warp (sorted, long runs, one label) where perthread_scan takes them:
 // single_pass's warps then scan a bucket with one shuffle scan and no match.any (n = 2^26 sorted,
 // m = 4..64: 0.41-0.44 ms against perthread_scan's 0.44-0.66, 1.07-1.5x), while perthread_scan's
@@ -174,6 +194,7 @@ LP_HD bool scan_by_key_region(const Sizes& s) { return s.cub && s.m == 1 && s.va
 
 LP_HD Plan by_size(const Sizes& s) {
   if (scan_by_key_region(s)) return Plan::ScanByKey;
+  if (reduce_then_scan_region(s)) return Plan::ReduceThenScan;
   if (perthread_region(s)) return Plan::PerthreadScan;
   // 8-byte values over many inputs: single_pass at one label where CUB's int counts do not reach
   // (n = 2^23 int64: 0.140 ms against register_scan's 0.196; 2^26: 0.91 against 1.37).
@@ -202,7 +223,8 @@ LP_HD bool may_hot(const Sizes& s) {
 }
 
 LP_HD bool may_warp_uniform(const Sizes& s) {
-  return s.n >= kWarpUniformLookMinN && s.m >= kWarpUniformMinM && s.single_pass && by_size(s) == Plan::PerthreadScan;
+  const Plan b = by_size(s);
+  return s.n >= kWarpUniformLookMinN && s.m >= kWarpUniformMinM && s.single_pass && (b == Plan::PerthreadScan || b == Plan::ReduceThenScan);
 }
 
 // Labels the sample finds sorted: the checked scan-by-key (scan_by_key.cuh) proves the order in one
@@ -229,7 +251,7 @@ constexpr std::uint32_t kCheckedMinM4 = 256, kCheckedMinM8 = 2;
 LP_HD bool may_checked_small(const Sizes& s) {
   if (!s.cub || s.m > kPartitionedAboveM) return false;
   const Plan b = by_size(s);
-  if (b != Plan::SinglePass && b != Plan::PerthreadScan) return false;
+  if (b != Plan::SinglePass && b != Plan::PerthreadScan && b != Plan::ReduceThenScan) return false;
   const std::uint32_t min_m = s.value_bytes == 8 ? kCheckedMinM8 : kCheckedMinM4;
   const std::int64_t min_n = s.m >= kCheckedWideM ? kCheckedWideLookMinN : kCheckedLookMinN;
   return (s.m >= min_m && s.n >= min_n) || may_warp_uniform(s);
@@ -260,7 +282,7 @@ LP_HD Plan checked_fallback(const Sizes& s) {
 LP_HD Plan decide(const Sizes& s, const profile::Profile& p) {
   if (!needs_look(s)) return by_size(s);
   if (may_checked(s) && sorted_labels(p)) return Plan::CheckedScanByKey;
-  if (may_warp_uniform(s)) return p.warp_runs <= kWarpUniformRuns ? Plan::SinglePass : Plan::PerthreadScan;
+  if (may_warp_uniform(s)) return p.warp_runs <= kWarpUniformRuns ? Plan::SinglePass : by_size(s);
   if ((may_relabel(s) || may_relabel_sparse(s)) && p.distinct <= kRelabelDistinct) return Plan::Relabel;
   if (may_cub_ordered(s) && p.warp_runs <= kRunsWarpRuns && s.m >= kCubMinM) return Plan::Cub;
   if (may_relabel(s) && p.warp_runs <= kRunsWarpRuns) return Plan::Relabel;

@@ -48,6 +48,73 @@ inline std::size_t smem_bytes(std::uint32_t m, std::size_t value_bytes) { return
 // meets 32 different banks at every step.
 __device__ __forceinline__ int slot(int t) { return t ^ ((t >> 5) & 7); }
 
+// A tile's columns set to the identity: bucket b of thread t at rows[b * kThreads + slot(t)].
+template <class Op>
+__device__ __forceinline__ typename Op::value_type* clear_column(typename Op::value_type* rows, std::uint32_t m) {
+  typename Op::value_type* column = rows + slot(threadIdx.x);
+  for (std::uint32_t b = 0; b < m; ++b) column[b * kThreads] = Op::identity();
+  return column;
+}
+
+// The thread's bucket sets, in input order (Alg 2.3 on its own column).
+template <class Op, int ITEMS>
+__device__ __forceinline__ void fold_column(typename Op::value_type* column, const std::uint32_t (&l)[ITEMS], const typename Op::value_type (&x)[ITEMS],
+                                            std::uint32_t m) {
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k)
+    if (l[k] < m) column[l[k] * kThreads] = Op::apply(column[l[k] * kThreads], x[k]);
+}
+
+// Each row's exclusive scan over the threads: warp w takes rows w, w + 8, ..; lane i folds the
+// entries of threads 8i..8i+7 in order, the lanes scan their folds with shuffles (lower lanes on
+// the left), and each entry becomes the fold of the threads before it (only the row's fold, into
+// agg[b], where kEntries is off). Between two barriers of the block.
+template <class Op, bool kEntries>
+__device__ __forceinline__ void scan_rows(typename Op::value_type* rows, std::uint32_t m, typename Op::value_type* agg) {
+  using T = typename Op::value_type;
+  const int w = threadIdx.x / 32, lane = threadIdx.x & 31;
+  for (std::uint32_t b = w; b < m; b += kWarps) {
+    T* row = rows + b * kThreads;
+    T v[8];
+#pragma unroll
+    for (int j = 0; j < 8; ++j) v[j] = row[slot(8 * lane + j)];
+#pragma unroll
+    for (int j = 1; j < 8; ++j) v[j] = Op::apply(v[j - 1], v[j]);
+    T run = v[7];
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+      const T left = multireduce::shfl_up(run, d);
+      if (lane >= d) run = Op::apply(left, run);
+    }
+    if (lane == 31) agg[b] = run;
+    if (kEntries) {
+      const T up = multireduce::shfl_up(run, 1);
+      const T before = lane == 0 ? Op::identity() : up;
+      row[slot(8 * lane)] = before;
+#pragma unroll
+      for (int j = 1; j < 8; ++j) row[slot(8 * lane + j)] = Op::apply(before, v[j - 1]);
+    }
+  }
+}
+
+// The second walk: each input's result is the tile's prefix, then its bucket's column entry (the
+// threads before, then this thread's inputs before), then the input itself where inclusive.
+template <class Op, int ITEMS>
+__device__ __forceinline__ void column_results(typename Op::value_type* column, const std::uint32_t (&l)[ITEMS], typename Op::value_type (&x)[ITEMS],
+                                               std::uint32_t m, const typename Op::value_type* pre, bool inclusive) {
+  using T = typename Op::value_type;
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    const std::uint32_t b = l[k];
+    if (b < m) {
+      const T before = column[b * kThreads];
+      const T next = Op::apply(before, x[k]);
+      column[b * kThreads] = next;
+      x[k] = Op::apply(pre[b], inclusive ? next : before);
+    }
+  }
+}
+
 // MINB: the resident blocks an SM the registers are capped for (blocks_per_sm).
 template <class Op, int MINB>
 __global__ void __launch_bounds__(kThreads, MINB) perthread_scan_kernel(const std::uint32_t* __restrict__ labels,
@@ -63,13 +130,11 @@ __global__ void __launch_bounds__(kThreads, MINB) perthread_scan_kernel(const st
   __shared__ T agg[kMaxM], pre[kMaxM];
   __shared__ T fold_parts[kThreads];  // exchange_prefix's, m <= kThreads / 2
   __shared__ unsigned shared_word[2];
-  const int w = threadIdx.x / 32, lane = threadIdx.x & 31;
 
   // Tiles in the order blocks start (single_pass's reason: no tile waits for one not yet running).
   if (threadIdx.x == 0) shared_word[0] = atomicAdd(status, 1u);
   if (threadIdx.x < m) pre[threadIdx.x] = Op::identity();
-  T* column = rows + slot(threadIdx.x);  // bucket b at column[b * kThreads]
-  for (std::uint32_t b = 0; b < m; ++b) column[b * kThreads] = Op::identity();
+  T* column = clear_column<Op>(rows, m);
   __syncthreads();
   const std::int64_t tile = shared_word[0];
   prefetch_tile_l2(labels, values, tile, ahead, std::int64_t(kThreads) * ITEMS, n);
@@ -79,51 +144,12 @@ __global__ void __launch_bounds__(kThreads, MINB) perthread_scan_kernel(const st
   T x[ITEMS];
   load_run<std::uint32_t, ITEMS>(labels, start, n, 0xffffffffu, l);  // past the end: no bucket
   load_run<T, ITEMS>(values, start, n, Op::identity(), x);
-
-  // The thread's bucket sets, in input order (Alg 2.3 on its own column).
-#pragma unroll
-  for (int k = 0; k < ITEMS; ++k)
-    if (l[k] < m) column[l[k] * kThreads] = Op::apply(column[l[k] * kThreads], x[k]);
+  fold_column<Op>(column, l, x, m);
   __syncthreads();
-
-  // Each row's exclusive scan over the threads: warp w takes rows w, w + 8, ..; lane i folds the
-  // entries of threads 8i..8i+7 in order, the lanes scan their folds with shuffles (lower lanes on
-  // the left), and each entry becomes the fold of the threads before it.
-  for (std::uint32_t b = w; b < m; b += kWarps) {
-    T* row = rows + b * kThreads;
-    T v[8];
-#pragma unroll
-    for (int j = 0; j < 8; ++j) v[j] = row[slot(8 * lane + j)];
-#pragma unroll
-    for (int j = 1; j < 8; ++j) v[j] = Op::apply(v[j - 1], v[j]);
-    T run = v[7];
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-      const T left = multireduce::shfl_up(run, d);
-      if (lane >= d) run = Op::apply(left, run);
-    }
-    if (lane == 31) agg[b] = run;
-    const T up = multireduce::shfl_up(run, 1);
-    const T before = lane == 0 ? Op::identity() : up;
-    row[slot(8 * lane)] = before;
-#pragma unroll
-    for (int j = 1; j < 8; ++j) row[slot(8 * lane + j)] = Op::apply(before, v[j - 1]);
-  }
+  scan_rows<Op, true>(rows, m, agg);
   __syncthreads();
   single_pass_detail::exchange_prefix<Op>(tile, tile == 0, m, agg, pre, status, aggregates, prefixes, words, windows, shared_word, fold_parts);
-
-  // The second walk: each input's result is the tile's prefix, then its bucket's column entry (the
-  // threads before, then this thread's inputs before), then the input itself where inclusive.
-#pragma unroll
-  for (int k = 0; k < ITEMS; ++k) {
-    const std::uint32_t b = l[k];
-    if (b < m) {
-      const T before = column[b * kThreads];
-      const T next = Op::apply(before, x[k]);
-      column[b * kThreads] = next;
-      x[k] = Op::apply(pre[b], inclusive ? next : before);
-    }
-  }
+  column_results<Op>(column, l, x, m, pre, inclusive);
   store_run<T, ITEMS>(out, start, n, x);
 }
 

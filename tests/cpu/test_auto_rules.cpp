@@ -426,6 +426,49 @@ void test_multiscan_rule() {
     q.cub = false;
     CHECK(ar::by_size(q) == P::RegisterScan);
   }
+  // reduce_then_scan: 4-byte values from kRtsMinM4 labels over kRtsMinN4 inputs; 8-byte values from
+  // kRtsMinM8 labels over kRtsMinN8 inputs, up to kRtsWideM8 labels at any n and up to kRtsMaxM8
+  // below kRtsWideMaxN8; one label stays where it was (CUB's scan-by-key, register_scan); where
+  // labels one to a warp are looked for, the look still sends them to single_pass.
+  {
+    ar::Sizes q;
+    q.register_scan = q.single_pass = q.partitioned = q.sort_shared = q.sort_global = q.relabel = q.cub = q.perthread_scan = true;
+    q.reduce_then_scan = true;
+    q.m = ar::kRtsMinM4, q.n = ar::kRtsMinN4;
+    CHECK(ar::by_size(q) == P::ReduceThenScan && !ar::needs_look(q));
+    q.n = ar::kRtsMinN4 - 1;
+    CHECK(ar::by_size(q) == P::PerthreadScan);
+    q.n = ar::kRtsMinN4, q.m = ar::kRtsMinM4 - 1;
+    CHECK(ar::by_size(q) == P::PerthreadScan);
+    q.m = 64, q.n = std::int64_t(1) << 26;
+    CHECK(ar::by_size(q) == P::ReduceThenScan && ar::possible(q, P::ReduceThenScan));
+    q.reduce_then_scan = false;  // beyond its 64 labels
+    CHECK(ar::by_size(q) == P::PerthreadScan);
+    q.reduce_then_scan = true, q.m = 2;
+    CHECK(ar::by_size(q) == P::PerthreadScan);
+    q.m = 1;
+    CHECK(ar::by_size(q) == P::RegisterScan);
+    q.m = ar::kWarpUniformMinM, q.n = ar::kWarpUniformLookMinN;
+    pf::Profile u = spread();
+    u.warp_runs = ar::kWarpUniformRuns;
+    CHECK(ar::needs_look(q) && ar::decide(q, u) == P::SinglePass && ar::possible(q, P::SinglePass));
+    u.warp_runs = ar::kWarpUniformRuns + 0.01;
+    CHECK(ar::decide(q, u) == P::ReduceThenScan);
+    q.value_bytes = 8, q.m = ar::kRtsMinM8, q.n = ar::kRtsMinN8;
+    CHECK(ar::by_size(q) == P::ReduceThenScan);
+    q.n = ar::kRtsMinN8 - 1;
+    CHECK(ar::by_size(q) == P::PerthreadScan);
+    q.m = 1, q.n = std::int64_t(1) << 26;
+    CHECK(ar::by_size(q) == P::ScanByKey);
+    q.m = ar::kRtsWideM8;
+    CHECK(ar::by_size(q) == P::ReduceThenScan);
+    q.m = ar::kRtsMaxM8, q.n = ar::kRtsWideMaxN8 - 1;
+    CHECK(ar::by_size(q) == P::ReduceThenScan);
+    q.n = ar::kRtsWideMaxN8;
+    CHECK(ar::by_size(q) == P::SinglePass);
+    q.m = ar::kRtsMaxM8 + 1, q.n = ar::kRtsMinN8;
+    CHECK(ar::by_size(q) != P::ReduceThenScan);
+  }
   // Sorted labels up to 2048: the look for the checked scan-by-key from kCheckedLookMinN inputs
   // (from kCheckedWideLookMinN at kCheckedWideM labels and more), 8-byte values from kCheckedMinM8
   // labels, 4-byte ones from kCheckedMinM4 and where labels one to a warp are looked for; the plan by

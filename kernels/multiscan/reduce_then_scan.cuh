@@ -150,8 +150,7 @@ inline std::string reduce_then_scan_unsupported(std::int64_t n, std::uint32_t m,
   if (m > most)
     return "m = " + std::to_string(m) + ": reduce_then_scan keeps at most " + std::to_string(most) + " buckets a thread in shared memory (" +
            std::to_string(value_bytes) + "-byte values)";
-  if (n > (std::int64_t(1) << 31) * perthread_scan_detail::kThreads * 8) return "n too large for 32-bit tile numbers";
-  return {};
+  return single_pass_detail::run_tiles_unsupported(n, m, value_bytes);  // the same tiles as perthread_scan's
 }
 
 template <class T>

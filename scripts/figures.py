@@ -31,6 +31,8 @@ JOBS = [
     ("sortedsearch, CUB's sorted-needle searches (H200, CCCL 3.6)", "plot_sortedsearch_ratios.py",
      "h200/sortedsearch/ratios_cub_sorted_quick.json+h200/sortedsearch/ratios_cub_sorted_families.json",
      "h200/sortedsearch/figures/cub_sorted"),
+    ("sortedsearch, CUB's sorted-needle searches (H100, CCCL 3.6; int32 distinct keys)", "plot_sortedsearch_ratios.py",
+     "h100/sortedsearch/ratios_cub_sorted_quick.json", "h100/sortedsearch/figures/cub_sorted"),
     ("multireduce", "plot_multireduce.py", "h100/multireduce", "h100/multireduce/figures"),
     ("histogram", "plot_histogram.py", "h100/histogram", "h100/histogram/figures"),
     ("multiscan", "plot_multiscan.py", "h100/multiscan", "h100/multiscan/figures"),

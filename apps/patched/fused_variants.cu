@@ -48,7 +48,7 @@ void add_fused_variants(Defs& d) {
   d.add({"auto", VariantKind::Ours,
          "ours, per column (metrics.plan, auto_rule.hpp): the plain decode without patches; decode + thrust::scatter from half the "
          "values patched; under 256 MiB fused (u64: the peer from 4096 values); above it by the type, fused_warp_apply (u8, u16) or "
-         "fused (u64; u32: fused_warp_apply below 2%, fused from it, never a look), and where clustering changes the answer, a look on the device at "
+         "fused (u32, u64), and where clustering changes the answer, a look on the device at "
          "lane_offsets first (the fraction of lanes holding a patch): patches clustered beyond `dense` per patched lane (x a chunk's "
          "lanes, default 256) take decode_thrust_scatter below a rate per type, else the best of ours there; float columns (ALP) by "
          "their exception rate, no look: decode_thrust_scatter below 1%, then fused_warp_apply (f32, to 15%) or fused",

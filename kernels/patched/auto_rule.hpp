@@ -84,17 +84,6 @@ constexpr double kPeerMaxRateU8 = 0.035, kPeerMaxRateU16 = 0.07, kPeerMaxRateU32
 // Clustered u16 without the peer: the warp's apply below this rate (92-97 against fused's 102-104 us
 // at 0.01-1%), fused's lane cursors above (106 against 114 at 5%).
 constexpr double kU16ClusteredWarpMaxRate = 0.03;
-// u32 columns large enough for the look take none: there the plans for spread and for clustered
-// patches differ by 3% at most (n = 2^26, 0.01-1%: fused_warp_apply, fused and decode +
-// thrust::scatter within 0.118-0.125 ms on the H100, results/h100/patched/ceiling_rows.json), while
-// the look costs 17-19 us (auto 0.137-0.140 ms there, 1.13-1.18x the best plan; the regret judging
-// draws' u32 point at 110 M values 1.10x on the H100, 1.20x on the H200). Without it the warp's
-// apply below this rate: the best at 0.01-0.1%, spread or clustered, on both GPUs, and at 1% the
-// best on the H200 and 1.02x on the H100, where fused is 1.04-1.08x behind on the H200
-// (results/h200/patched/ceiling_rows.json; the kernels before the warp's batched apply lost 7-9% to
-// fused on clustered patches, results/h100/patched/patched.json); fused's lane cursors from it (the
-// warp's apply 1.07-1.32x behind at 5% on the H100, 1.16x on clustered ones on the H200).
-constexpr double kU32WarpMaxRate = 0.02;
 
 LP_HD double patch_rate(const Sizes& s) { return s.n > 0 ? double(s.count) / double(s.n) : 0.0; }
 LP_HD double dense_threshold(const Sizes& s) { return s.dense > 0 ? double(s.dense) : double(kDefaultDense); }
@@ -105,8 +94,7 @@ LP_HD double peer_max_rate(std::uint32_t type_bytes) {
 // The plan from the sizes alone: below the look's bytes as stated there (fused, the peer for u64,
 // the warp's apply for u8 and u16 from kWarpMinBytes); above it, for patches spread
 // over the column, the warp's cooperative apply for the narrow types (4 or 2 lanes per thread make per-lane cursors cost more: 0.91-0.93 of the read
-// ceiling for u16 where fused holds 0.65-0.75), G-ALP's lane cursors for u64; u32, which takes no
-// look, the warp's apply below kU32WarpMaxRate, the lane cursors from it.
+// ceiling for u16 where fused holds 0.65-0.75), G-ALP's lane cursors for u32 and u64.
 LP_HD bool large(const Sizes& s) { return double(s.n) * double(s.type_bytes) >= double(kLookMinBytes); }
 
 // Float columns (ALP): the exceptions are the values that do not round-trip, so their rate is the
@@ -137,11 +125,10 @@ LP_HD Plan by_size(const Sizes& s) {
     if (s.plain && s.type_bytes == 8 && s.n >= kPeerU64MinN) return Plan::DecodeThrustScatter;
     return s.type_bytes <= 2 && double(s.n) * double(s.type_bytes) >= double(kWarpMinBytes) ? Plan::FusedWarpApply : Plan::Fused;
   }
-  if (s.type_bytes == 4) return patch_rate(s) < kU32WarpMaxRate ? Plan::FusedWarpApply : Plan::Fused;
   return s.type_bytes <= 2 ? Plan::FusedWarpApply : Plan::Fused;
 }
 
-// The plan for clustered patches (what the look's answer selects; u32 takes no look).
+// The plan for clustered patches.
 LP_HD Plan clustered_plan(const Sizes& s) {
   if (s.count == 0) return Plan::DecodeUnpatched;
   const double rate = patch_rate(s);
@@ -152,10 +139,9 @@ LP_HD Plan clustered_plan(const Sizes& s) {
   return Plan::Fused;
 }
 
-// A look where the column is large enough and the answer depends on clustering (never for u32:
-// kU32WarpMaxRate says why).
+// A look where the column is large enough and the answer depends on clustering.
 LP_HD bool needs_look(const Sizes& s) {
-  return !s.alp && s.type_bytes != 4 && s.count > 0 && s.lanes > 0 && large(s) && clustered_plan(s) != by_size(s);
+  return !s.alp && s.count > 0 && s.lanes > 0 && large(s) && clustered_plan(s) != by_size(s);
 }
 
 // The patches per patched lane, times the lanes of a chunk (count * run_mean / chunks): the lane-level

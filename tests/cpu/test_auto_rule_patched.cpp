@@ -68,7 +68,7 @@ void by_size() {
     CHECK(ar::by_size(sizes(1 << 20, b, 1, false)) == Plan::Fused);
     CHECK(ar::by_size(sizes(ar::kPeerU64MinN - 1, b, 1)) == Plan::Fused);
     CHECK(ar::by_size(sizes(ar::kPeerU64MinN, b, 1)) == (b == 8 ? Plan::DecodeThrustScatter : Plan::Fused));
-    CHECK(ar::by_size(sizes(look_n(b), b, 1)) == (b <= 4 ? Plan::FusedWarpApply : Plan::Fused));
+    CHECK(ar::by_size(sizes(look_n(b), b, 1)) == (b <= 2 ? Plan::FusedWarpApply : Plan::Fused));
     // u8 and u16 below the look: the warp's apply from kWarpMinBytes.
     const std::int64_t warp_n = ar::kWarpMinBytes / std::int64_t(b);
     CHECK(ar::by_size(sizes(warp_n - 1, b, 1)) == (b == 8 ? Plan::DecodeThrustScatter : Plan::Fused));
@@ -90,7 +90,6 @@ void look_boundary() {
   for (std::uint32_t b : kTypes) {
     const std::int64_t n = look_n(b);
     const ar::Sizes below = sizes(n - 1, b, (n - 1) / 1000), at = sizes(n, b, n / 1000);
-    if (b == 4) continue;  // u32 never looks (u32_no_look)
     CHECK_MSG(!ar::needs_look(below), "type " << b << " just below the look's bytes");
     CHECK_MSG(ar::needs_look(at), "type " << b << " at the look's bytes");
     CHECK(ar::decide(below, clustered_offsets(below)) == ar::by_size(below));
@@ -106,7 +105,6 @@ void look_boundary() {
 // with the spread plan no look is taken.
 void peer_rates() {
   for (std::uint32_t b : kTypes) {
-    if (b == 4) continue;  // u32 never looks (u32_no_look)
     const std::int64_t n = 4 * look_n(b);
     // (u64's rate never crosses; from kPeerAllRate the peer is the plan by size.)
     const double max_rate = std::min(ar::peer_max_rate(b), ar::kPeerAllRate);
@@ -151,32 +149,10 @@ void u16_own_plans() {
   for (std::uint32_t b : {1u, 4u, 8u}) CHECK(!ar::needs_look(sizes(4 * look_n(b), b, 4 * look_n(b) / 100, false)));
 }
 
-// u32 from the look's bytes: no look at any rate, clustering or `dense`; the warp's apply below
-// kU32WarpMaxRate, the lane cursors from it, the peer only where most values are patched; below the
-// look's bytes fused, as for every type.
-void u32_no_look() {
-  const std::int64_t n = look_n(4);
-  for (std::int64_t m : {n, 4 * n}) {
-    const std::int64_t at = std::int64_t(std::ceil(ar::kU32WarpMaxRate * double(m)));
-    for (std::int64_t count : {std::int64_t(1), m / 10000, m / 1000, at - 1, at, m / 20, m / 2 - 1, m / 2, m})
-      for (bool plain : {true, false})
-        for (int dense : {0, 64, 2048}) {
-          const ar::Sizes s = sizes(m, 4, count, plain, dense);
-          CHECK_MSG(!ar::needs_look(s), "u32 n " << m << " count " << count);
-          const Plan want = plain && count >= m / 2 ? Plan::DecodeThrustScatter : count < at ? Plan::FusedWarpApply : Plan::Fused;
-          CHECK_MSG(ar::by_size(s) == want, "u32 n " << m << " count " << count << ": " << ar::name(ar::by_size(s)));
-          CHECK(ar::decide(s, clustered_offsets(s)) == want && ar::decide(s, spread_offsets(s)) == want);
-          CHECK(ar::Rule{s}(clustered_offsets(s), Profile{}, 0) == unsigned(want));
-        }
-  }
-  CHECK(ar::by_size(sizes(n - 1, 4, (n - 1) / 1000)) == Plan::Fused && !ar::needs_look(sizes(n - 1, 4, (n - 1) / 1000)));
-}
-
 // The clustering threshold: lane density just below and above `dense` (the default and set).
 void dense_boundary() {
   for (std::uint32_t b : kTypes)
     for (int dense : {0, 64, 1000, 2048}) {
-      if (b == 4) continue;  // u32 never looks (u32_no_look)
       const ar::Sizes s = sizes(4 * look_n(b), b, 4 * look_n(b) / 1000, true, dense);
       const double t = dense > 0 ? dense : ar::kDefaultDense;
       CHECK(ar::dense_threshold(s) == t);
@@ -303,7 +279,6 @@ int main() {
   peer_rates();
   u16_own_plans();
   dense_boundary();
-  u32_no_look();
   random_inputs();
   real_offsets();
   return test_summary("test_auto_rule_patched");
